@@ -1,0 +1,31 @@
+"""Splut! for reinforcement learning: a fast rules engine (:mod:`splut_env.rules`), a
+PettingZoo AEC environment (:func:`env`, :class:`raw_env`) and a Gymnasium single-agent
+environment registered as ``splut_env/Splut-v0``."""
+
+from __future__ import annotations
+
+import gymnasium
+
+from splut_env import splut_v0
+from splut_env.aec_env import env, raw_env
+from splut_env.agents import Agent, RandomAgent, make_agent, register_agent
+from splut_env.encoding import NUM_ACTIONS
+from splut_env.notation import IllegalStepError, InvalidNotationError
+
+__version__ = "0.1.0"
+
+if "splut_env/Splut-v0" not in gymnasium.registry:
+    gymnasium.register(id="splut_env/Splut-v0", entry_point="splut_env.gym_env:SplutGymEnv")
+
+__all__ = [
+    "NUM_ACTIONS",
+    "Agent",
+    "IllegalStepError",
+    "InvalidNotationError",
+    "RandomAgent",
+    "env",
+    "make_agent",
+    "raw_env",
+    "register_agent",
+    "splut_v0",
+]

@@ -1,0 +1,235 @@
+"""# Splut! — PettingZoo AEC environment
+
+| Import             | `import splut_env; env = splut_env.env(num_players=2)`       |
+|--------------------|--------------------------------------------------------------|
+| Actions            | Discrete(196), one *step* of one piece                       |
+| Parallel API       | No                                                           |
+| Manual control     | No                                                           |
+| Agents             | `player_0 … player_{n-1}` (n = 2, 3 or 4)                    |
+| Action shape       | (1,)                                                         |
+| Action values      | 0..195, masked                                               |
+| Observation shape  | `{"observation": float32[22, 9, 9], "action_mask": int8[196]}` |
+| Observation values | [0, 1]                                                       |
+
+Splut! for 2 to 4 players: each has a wizard, a troll and a dwarf on a 41-square diamond
+with 4 rocks; a troll throws a rock onto an enemy wizard (SPLUT!) and that team is out; the
+last wizard standing wins. Rules: `SPLUT_RULES.md`, implemented by :mod:`splut_env.rules`.
+
+One action is one **step**. A turn has 1 step (the game's first turn), 2 (the second) or 3
+steps, so the same agent acts up to 3 times in a row; a throw ends its turn at once.
+`agent_selection` always follows the rules engine.
+
+Seats: `player_0` is S (south, red) and moves first; with 2 players `player_1` is N; with 3
+players W, N; with 4 players W, N, E. Play goes clockwise S → W → N → E.
+
+## Observation
+Seen from the observing agent's seat, rotated so that its home tip is at the bottom; its own
+pieces in the first planes, the other players after it in turn order. Planes are documented
+in :mod:`splut_env.encoding`. `action_mask` has ones on the legal actions of the agent to
+move and is all zero for every other agent; for the agent to move it is never all zero (the
+rules skip a player with no legal step).
+
+## Action space
+`Discrete(196)`: wizard × direction × (no levitation | the square of the rock to levitate),
+troll × direction × (plain, pull, throw n/e/s/w), dwarf × direction, all in the acting
+seat's frame (:mod:`splut_env.encoding`). `env.unwrapped.action_to_step(a)` and
+`step_to_action("We@c5")` convert to and from step notation for the agent to move.
+
+## Rewards
+−1 to a player at the step its wizard dies (it is terminated, takes its dead step and
+leaves `agents`); +1 to the winner when only its wizard is left; 0 otherwise. After
+`max_turns` turns every remaining agent is truncated with 0.
+
+## Illegal actions
+The bare `raw_env` raises `IllegalStepError`. `env()` adds PettingZoo's classic wrappers:
+an illegal action ends the game, −1 to the player who made it.
+
+## Positions
+`env.unwrapped.state` is the rules state (`str()` draws it, `splut_env.rules.to_spn` gives
+its SPN); `reset(options={"spn": ...})` starts from any position.
+
+## Version history
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from splut_env.encoding import (
+    NUM_ACTIONS,
+    OBS_SHAPE,
+    action_mask,
+    action_to_step_id,
+    observation_planes,
+    step_id_to_action,
+)
+from splut_env.engine import SEATS, SEATS_IN_PLAY, State
+from splut_env.notation import IllegalStepError, format_spn, step_text
+from splut_env.render import Renderer
+from splut_env.rules import from_spn, step_id
+
+RENDER_MODES = ("human", "ansi", "rgb_array")
+
+
+def check_settings(num_players: Any, max_turns: Any, render_mode: Any) -> None:
+    """Raise ``ValueError`` naming the first bad environment setting."""
+    if num_players not in SEATS_IN_PLAY or isinstance(num_players, bool):
+        raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+    if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
+        raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+
+
+def start_state(num_players: int, options: dict[str, Any] | None) -> State:
+    """The initial state, or the position ``options["spn"]`` checked against the settings."""
+    spn = (options or {}).get("spn")
+    if spn is None:
+        return State.initial(num_players)
+    state = from_spn(spn)
+    if state.seats != SEATS_IN_PLAY[num_players]:
+        raise ValueError(
+            f"options['spn'] {spn!r} has {len(state.seats)} seats, this env has {num_players} players"
+        )
+    if state.is_over():
+        raise ValueError(f"options['spn'] {spn!r} is a finished game: nothing to play")
+    return state
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The Splut! AEC env with PettingZoo's classic wrappers (illegal action: −1, game over)."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv, EzPickle):
+    """The bare Splut! AEC env: illegal actions raise :class:`IllegalStepError`."""
+
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": "splut_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self, num_players: int = 2, max_turns: int = 200, render_mode: str | None = None
+    ) -> None:
+        EzPickle.__init__(self, num_players, max_turns, render_mode)
+        super().__init__()
+        check_settings(num_players, max_turns, render_mode)
+        self.num_players = num_players
+        self.max_turns = max_turns
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_seat = dict(zip(self.possible_agents, SEATS_IN_PLAY[num_players], strict=True))
+        self.seat_agent = {s: a for a, s in self.agent_seat.items()}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state = State.initial(num_players)
+        self._renderer = Renderer(render_mode, self.metadata["render_fps"])
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game (the rules have no chance: ``seed`` only seeds ``np_random``);
+        ``options={"spn": ...}`` starts from that position."""
+        if seed is not None:
+            self.np_random, self.np_random_seed = gymnasium.utils.seeding.np_random(seed)
+        self.state = start_state(self.num_players, options)
+        self.agents = [self.seat_agent[s] for s in self.state.alive_seats()]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.seat_agent[self.state.to_move]
+        self._skip_agent_selection = None
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_seat[agent]
+        return {
+            "observation": observation_planes(self.state, seat, self.max_turns),
+            "action_mask": action_mask(self.state, seat),
+        }
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.state
+        seat = self.agent_seat[agent]
+        sid = action_to_step_id(seat, action) if _is_action(action) else -1
+        if sid not in state.legal_ids():
+            raise IllegalStepError(
+                f"illegal action {action!r} for {agent} (seat {SEATS[seat]}) in position "
+                f"{format_spn(state)!r}: expected a legal action of the mask"
+            )
+        alive_before = state.alive_seats()
+        state.apply(sid)
+        self._cumulative_rewards[agent] = 0
+        self._clear_rewards()
+        for s in alive_before:
+            if not state.alive(s):
+                dead = self.seat_agent[s]
+                self.rewards[dead] = -1
+                self.terminations[dead] = True
+        if state.is_over():
+            win = state.winner()
+            if win >= 0:
+                self.rewards[self.seat_agent[win]] = 1
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif state.turn > self.max_turns:
+            self.truncations = {a: not self.terminations[a] for a in self.agents}
+        else:
+            self.agent_selection = self.seat_agent[state.to_move]
+        self._accumulate_rewards()
+        self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    # --- conversions for the agent to move ----------------------------------------------
+
+    def action_to_step(self, action: int) -> str:
+        """Step notation (board frame) of ``action`` for the agent to move."""
+        return step_text(action_to_step_id(self.state.to_move, int(action)))
+
+    def step_to_action(self, step: str) -> int:
+        """The action, in the frame of the agent to move, of a legal step in notation."""
+        return step_id_to_action(self.state.to_move, step_id(self.state, step))
+
+    # --- rendering ----------------------------------------------------------------------
+
+    def render(self) -> str | np.ndarray | None:
+        return self._renderer.render(self.state)
+
+    def close(self) -> None:
+        self._renderer.close()
+
+
+def _is_action(action: Any) -> bool:
+    return isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS

@@ -1,0 +1,137 @@
+"""Actions and observations for learning agents, in the acting seat's own frame.
+
+Every seat sees the board rotated so that its home tip is at the bottom (``e1``): seat S as
+is, W a quarter turn counter-clockwise, N half a turn, E a quarter turn clockwise. Actions
+use the same frame, so one policy can play every seat.
+
+Action space: ``Discrete(196)``, the engine's step-id layout (:mod:`splut_env.engine`) in
+the seat's frame:
+
+=========  ================================  ============================================
+action     piece                             meaning (directions and squares in the frame)
+=========  ================================  ============================================
+0..167     wizard ``dir * 42 + k``           ``k = 0``: plain step; ``k = 1 + square``:
+                                             levitate the rock on that square
+168..191   troll ``168 + dir * 6 + v``       ``v = 0`` plain step, ``1`` pull the rock
+                                             behind, ``2 + t`` step onto a rock and throw
+                                             it towards direction ``t``
+192..195   dwarf ``192 + dir``               step, pushing the line ahead if occupied
+=========  ================================  ============================================
+
+``dir`` is 0..3 for n, e, s, w; ``square`` is the engine's index 0..40 (rank by rank from
+the bottom, file by file from the left).
+
+Observation planes: ``float32[22, 9, 9]``, ``planes[c, 8 - rank, file]`` in the observer's
+frame (row 0 is the top of the diamond, the observer's tip is row 8, column 4):
+
+=======  ====================================================================================
+plane    content
+=======  ====================================================================================
+0-2      the observer's wizard, troll, dwarf
+3-5      the next player in turn order: wizard, troll, dwarf (empty once it is out)
+6-8      the player after that (empty in 2-player games)
+9-11     the player after that (4-player games only)
+12       rocks
+13       locked rocks: moved during the previous turn, cannot be levitated this turn
+14       rocks moved so far in this turn
+15       the rock levitated on the previous step, which may be levitated again
+16       all ones while levitation is still available this turn
+17-19    all ones in plane ``16 + k`` when ``k`` steps are left in this turn
+20       all equal to ``turn / max_turns``, the fraction of the game's length used
+21       ones on the 41 squares of the board
+=======  ====================================================================================
+
+The player slots follow the seats in play, in turn order, starting with the observer;
+a player's slots keep their place after it is out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from splut_env.engine import (
+    NUM_SQUARES,
+    NUM_STEP_IDS,
+    ROTATE,
+    ROTATE_ID,
+    SQUARE_XY,
+    UNROTATE_ID,
+    State,
+)
+
+NUM_ACTIONS = NUM_STEP_IDS
+NUM_PLANES = 22
+BOARD_SHAPE = (9, 9)
+OBS_SHAPE = (NUM_PLANES, *BOARD_SHAPE)
+PLANE_ROCKS, PLANE_LOCKED, PLANE_MOVED, PLANE_LEV, PLANE_LEV_AVAILABLE = 12, 13, 14, 15, 16
+PLANE_ONE_STEP, PLANE_TURN, PLANE_BOARD = 17, 20, 21  # 17-19: one, two, three steps left
+
+#: ``FRAME_CELL[k][sq]``: flat index ``row * 9 + col`` of board square ``sq`` in seat k's frame.
+FRAME_CELL: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        (8 - SQUARE_XY[ROTATE[k][sq]][1]) * 9 + SQUARE_XY[ROTATE[k][sq]][0]
+        for sq in range(NUM_SQUARES)
+    )
+    for k in range(4)
+)
+_BLANK = np.zeros((NUM_PLANES, 81), dtype=np.float32)
+_BLANK[PLANE_BOARD, list(FRAME_CELL[0])] = 1.0
+
+
+def step_id_to_action(seat: int, step_id: int) -> int:
+    """The action index, in ``seat``'s frame, of an engine step id (board frame)."""
+    return ROTATE_ID[seat][step_id]
+
+
+def action_to_step_id(seat: int, action: int) -> int:
+    """The engine step id (board frame) of an action index in ``seat``'s frame."""
+    return UNROTATE_ID[seat][action]
+
+
+def action_mask(state: State, seat: int) -> np.ndarray:
+    """``int8[196]`` with ones on the legal actions of ``seat`` (all zero if not to move)."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    if state.to_move == seat:
+        rot = ROTATE_ID[seat]
+        mask[[rot[i] for i in state.legal_ids()]] = 1
+    return mask
+
+
+def observation_planes(state: State, seat: int, max_turns: int) -> np.ndarray:
+    """The ``float32[22, 9, 9]`` planes of ``state`` seen from ``seat`` (see module doc)."""
+    planes = _BLANK.copy()
+    cell = FRAME_CELL[seat]
+    channels: list[int] = []
+    cells: list[int] = []
+    seats = state.seats
+    n = len(seats)
+    first = seats.index(seat)
+    pos = state.pos
+    for slot in range(n):
+        base = seats[(first + slot) % n] * 3
+        for kind in range(3):
+            sq = pos[base + kind]
+            if sq >= 0:
+                channels.append(slot * 3 + kind)
+                cells.append(cell[sq])
+    locked, moved = state.locked, state.moved
+    for sq in state.rocks:
+        c = cell[sq]
+        channels.append(PLANE_ROCKS)
+        cells.append(c)
+        if (locked >> sq) & 1:
+            channels.append(PLANE_LOCKED)
+            cells.append(c)
+        if (moved >> sq) & 1:
+            channels.append(PLANE_MOVED)
+            cells.append(c)
+    if state.lev >= 0:
+        channels.append(PLANE_LEV)
+        cells.append(cell[state.lev])
+    planes[channels, cells] = 1.0
+    if state.lev == -1:
+        planes[PLANE_LEV_AVAILABLE] = 1.0
+    if state.steps_left > 0:
+        planes[PLANE_ONE_STEP + state.steps_left - 1] = 1.0
+    planes[PLANE_TURN] = min(state.turn / max_turns, 1.0)
+    return planes.reshape(OBS_SHAPE)

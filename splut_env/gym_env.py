@@ -1,0 +1,206 @@
+"""A single-agent Gymnasium view of Splut!: the learner plays one seat, opponents the rest.
+
+Registered as ``splut_env/Splut-v0``::
+
+    env = gymnasium.make("splut_env/Splut-v0", num_players=2, opponents="random")
+
+Observations are the learner's ``float32[22, 9, 9]`` planes (:mod:`splut_env.encoding`),
+actions are ``Discrete(196)`` in the learner's frame, ``action_masks()`` gives the legal
+ones (the sb3-contrib ``MaskablePPO`` contract; also ``info["action_mask"]``). After each
+learner step the opponents play until the learner is to move again or the game ends.
+
+Rewards are the learner's own: +1 when it wins, −1 when its wizard dies (the episode
+terminates at once, on its own step or on an opponent's), 0 otherwise; the turn cap gives
+``truncated=True`` with 0. An illegal action ends the episode with −1 (``illegal_action=
+"terminate"``, as PettingZoo classic) or raises (``"raise"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from splut_env.aec_env import RENDER_MODES, check_settings, start_state
+from splut_env.agents import Agent, make_agent
+from splut_env.encoding import (
+    NUM_ACTIONS,
+    OBS_SHAPE,
+    action_mask,
+    action_to_step_id,
+    observation_planes,
+)
+from splut_env.engine import SEATS, SEATS_IN_PLAY
+from splut_env.notation import IllegalStepError, format_spn
+from splut_env.render import Renderer
+
+OpponentSpec = str | Agent
+
+
+class SplutGymEnv(gymnasium.Env):
+    """Splut! from one seat's point of view, the other seats played by ``opponents``.
+
+    Args:
+        num_players: 2, 3 or 4.
+        max_turns: turn cap; the episode is truncated after that many turns.
+        opponents: one agent (or registered name) for every other seat, or a list of
+            ``num_players - 1`` of them, given to the other seats in turn order after the
+            learner. Default ``"random"``.
+        learner_seat: the learner's player index (0 moves first), or ``None`` to draw it
+            from ``np_random`` every episode.
+        illegal_action: ``"terminate"`` (−1, episode over) or ``"raise"``.
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        max_turns: int = 200,
+        opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
+        learner_seat: int | None = None,
+        illegal_action: str = "terminate",
+        render_mode: str | None = None,
+    ) -> None:
+        check_settings(num_players, max_turns, render_mode)
+        if learner_seat is not None and learner_seat not in range(num_players):
+            raise ValueError(
+                f"learner_seat must be None or a player index 0..{num_players - 1}, got {learner_seat!r}"
+            )
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(
+                f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}"
+            )
+        specs = (
+            [opponents] * (num_players - 1)
+            if isinstance(opponents, (str, Agent))
+            else list(opponents)
+        )
+        if len(specs) != num_players - 1:
+            raise ValueError(
+                f"opponents: expected one agent or {num_players - 1} for {num_players} players, "
+                f"got {len(specs)}"
+            )
+        self.opponents: list[Agent] = [make_agent(s) for s in specs]
+        self.num_players = num_players
+        self.max_turns = max_turns
+        self.learner_seat = learner_seat
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.state = start_state(num_players, None)
+        self.seat = 0
+        self._seat_opponent: dict[int, Agent] = {}
+        self._renderer = Renderer(render_mode, self.metadata["render_fps"])
+
+    # --- episode ------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """New game. ``options``: ``"spn"`` a start position, ``"learner_seat"`` a player index."""
+        super().reset(seed=seed)
+        options = options or {}
+        self.state = start_state(self.num_players, options)
+        index = options.get("learner_seat", self.learner_seat)
+        if index is None:
+            index = int(self.np_random.integers(self.num_players))
+        seats = SEATS_IN_PLAY[self.num_players]
+        if index not in range(self.num_players):
+            raise ValueError(f"learner_seat must be 0..{self.num_players - 1}, got {index!r}")
+        self.seat = seats[index]
+        others = seats[index + 1 :] + seats[:index]
+        self._seat_opponent = dict(zip(others, self.opponents, strict=True))
+        for opp in self.opponents:
+            opp.reset(seed=int(self.np_random.integers(2**31)))
+        _, terminated, truncated = self._play_opponents()
+        if terminated or truncated:
+            raise ValueError(
+                f"the game from {format_spn(self.state)!r} ends before the learner "
+                f"(seat {SEATS[self.seat]}) moves; choose another seat or position"
+            )
+        return self._obs(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        state = self.state
+        sid = action_to_step_id(self.seat, int(action)) if 0 <= action < NUM_ACTIONS else -1
+        if sid not in state.legal_ids():
+            message = (
+                f"illegal action {action!r} for seat {SEATS[self.seat]} in position "
+                f"{format_spn(state)!r}: expected one with action_masks() true"
+            )
+            if self.illegal_action == "raise":
+                raise IllegalStepError(message)
+            gymnasium.logger.warn(message)
+            info = self._info()
+            info["illegal_action"] = True
+            return self._obs(), -1.0, True, False, info
+        state.apply(sid)
+        reward, terminated, truncated = self._outcome()
+        if not (terminated or truncated):
+            reward, terminated, truncated = self._play_opponents()
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), reward, terminated, truncated, self._info()
+
+    def _outcome(self) -> tuple[float, bool, bool]:
+        state = self.state
+        if not state.alive(self.seat):
+            return -1.0, True, False
+        if state.is_over():
+            return (1.0 if state.winner() == self.seat else 0.0), True, False
+        if state.turn > self.max_turns:
+            return 0.0, False, True
+        return 0.0, False, False
+
+    def _play_opponents(self) -> tuple[float, bool, bool]:
+        state = self.state
+        while True:
+            reward, terminated, truncated = self._outcome()
+            if terminated or truncated or state.to_move == self.seat:
+                return reward, terminated, truncated
+            seat = state.to_move
+            opp = self._seat_opponent[seat]
+            obs = (
+                {
+                    "observation": observation_planes(state, seat, self.max_turns),
+                    "action_mask": action_mask(state, seat),
+                }
+                if opp.needs_observation
+                else None
+            )
+            action = opp.act(state, obs)
+            sid = action_to_step_id(seat, int(action)) if 0 <= action < NUM_ACTIONS else -1
+            if sid not in state.legal_ids():
+                raise IllegalStepError(
+                    f"opponent {opp!r} (seat {SEATS[seat]}) chose illegal action {action!r} "
+                    f"in position {format_spn(state)!r}"
+                )
+            state.apply(sid)
+
+    # --- views --------------------------------------------------------------------------
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (all false once the game is over)."""
+        return action_mask(self.state, self.seat).astype(bool)
+
+    def _obs(self) -> np.ndarray:
+        return observation_planes(self.state, self.seat, self.max_turns)
+
+    def _info(self) -> dict[str, Any]:
+        return {
+            "action_mask": action_mask(self.state, self.seat),
+            "seat": SEATS[self.seat],
+            "turn": self.state.turn,
+        }
+
+    def render(self) -> str | np.ndarray | None:
+        return self._renderer.render(self.state)
+
+    def close(self) -> None:
+        self._renderer.close()

@@ -1,0 +1,221 @@
+"""Drawing a position: a coloured text diamond (ANSI), an RGB image (Pillow), a window (pygame).
+
+Nothing here runs unless a render is asked for; Pillow and pygame are imported on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from splut_env.engine import EMPTY, KINDS, NUM_SQUARES, ROCK, SEATS, SQUARE_XY, State
+from splut_env.notation import format_spn
+
+SEAT_NAMES = ("south", "west", "north", "east")
+SEAT_COLOURS = ("red", "blue", "green", "yellow")
+_ANSI = {0: "\x1b[1;31m", 1: "\x1b[1;34m", 2: "\x1b[1;32m", 3: "\x1b[1;33m"}
+_ANSI_ROCK, _ANSI_LOCKED, _ANSI_LEV, _ANSI_DIM, _ANSI_RESET = (
+    "\x1b[1;37m",
+    "\x1b[2;37m",
+    "\x1b[1;35m",
+    "\x1b[2m",
+    "\x1b[0m",
+)
+_RGB = {0: (214, 48, 49), 1: (9, 132, 227), 2: (0, 160, 90), 3: (240, 190, 0)}
+
+
+def cell_label(state: State, sq: int) -> str:
+    """Two characters for a square: kind + seat letter (``WS``), a rock ``()``, a locked rock
+    ``[]``, the rock being levitated ``{}``, or ``..`` for an empty square."""
+    c = state.cells[sq]
+    if c == EMPTY:
+        return ".."
+    if c == ROCK:
+        if sq == state.lev:
+            return "{}"
+        return "[]" if (state.locked >> sq) & 1 else "()"
+    piece = c - 2
+    return KINDS[piece % 3] + SEATS[piece // 3]
+
+
+def status_line(state: State) -> str:
+    if state.to_move >= 0:
+        s = state.to_move
+        return (
+            f"{SEATS[s]} ({SEAT_COLOURS[s]}) to move, turn {state.turn}, "
+            f"{state.steps_left} step(s) left"
+        )
+    win = state.winner()
+    result = f"{SEATS[win]} ({SEAT_COLOURS[win]}) wins" if win >= 0 else "no winner"
+    return f"game over after turn {state.turn}: {result}"
+
+
+def render_ansi(state: State, color: bool = True) -> str:
+    """The diamond as text with ANSI colours, a legend, the status and the SPN."""
+    grid = [["  "] * 9 for _ in range(9)]
+    for sq in range(NUM_SQUARES):
+        f, r = SQUARE_XY[sq]
+        label = cell_label(state, sq)
+        if color:
+            c = state.cells[sq]
+            if c == EMPTY:
+                style = _ANSI_DIM
+            elif c == ROCK:
+                locked = (state.locked >> sq) & 1
+                style = _ANSI_LEV if sq == state.lev else _ANSI_LOCKED if locked else _ANSI_ROCK
+            else:
+                style = _ANSI[(c - 2) // 3]
+            label = f"{style}{label}{_ANSI_RESET}"
+        grid[r][f] = label
+    lines = [(f"{r + 1}  " + " ".join(grid[r])).rstrip() for r in range(8, -1, -1)]
+    lines.append("   " + "  ".join("abcdefghi"))
+    seats = " ".join(
+        (_ANSI[s] if color else "")
+        + f"{SEATS[s]}={SEAT_COLOURS[s]}"
+        + (_ANSI_RESET if color else "")
+        for s in state.seats
+    )
+    lines.append(
+        f"WS/TS/DS wizard/troll/dwarf of seat S; () rock, [] locked, {{}} levitated. {seats}"
+    )
+    lines.append(status_line(state))
+    lines.append(format_spn(state))
+    return "\n".join(lines)
+
+
+CELL_PX = 56
+MARGIN_PX = 30
+STATUS_PX = 30
+
+
+def render_rgb(state: State) -> np.ndarray:
+    """An ``uint8[H, W, 3]`` picture of the board: seat colours, one shape per piece kind
+    (wizard: triangle, troll: square, dwarf: circle), rocks as grey octagons (locked: dark
+    with a cross; being levitated: purple ring), coordinates and a status line."""
+    from PIL import Image, ImageDraw
+
+    size = 9 * CELL_PX + 2 * MARGIN_PX
+    img = Image.new("RGB", (size, size + STATUS_PX), (245, 240, 228))
+    draw = ImageDraw.Draw(img)
+
+    def box(sq: int) -> tuple[int, int, int, int]:
+        f, r = SQUARE_XY[sq]
+        x0 = MARGIN_PX + f * CELL_PX
+        y0 = MARGIN_PX + (8 - r) * CELL_PX
+        return x0, y0, x0 + CELL_PX, y0 + CELL_PX
+
+    for sq in range(NUM_SQUARES):
+        x0, y0, x1, y1 = box(sq)
+        fill = (222, 205, 170) if (SQUARE_XY[sq][0] + SQUARE_XY[sq][1]) % 2 else (205, 186, 148)
+        draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill, outline=(120, 100, 70))
+    for i, ch in enumerate("abcdefghi"):
+        x = MARGIN_PX + i * CELL_PX + CELL_PX // 2 - 3
+        draw.text((x, size - MARGIN_PX + 8), ch, fill=(60, 60, 60))
+        draw.text((x, 8), ch, fill=(60, 60, 60))
+    for r in range(9):
+        y = MARGIN_PX + (8 - r) * CELL_PX + CELL_PX // 2 - 6
+        draw.text((10, y), str(r + 1), fill=(60, 60, 60))
+        draw.text((size - MARGIN_PX + 10, y), str(r + 1), fill=(60, 60, 60))
+
+    pad = CELL_PX // 7
+    for sq in range(NUM_SQUARES):
+        c = state.cells[sq]
+        if c == EMPTY:
+            continue
+        x0, y0, x1, y1 = box(sq)
+        x0, y0, x1, y1 = x0 + pad, y0 + pad, x1 - pad, y1 - pad
+        cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
+        if c == ROCK:
+            k = (x1 - x0) // 3
+            octagon = [
+                (x0 + k, y0), (x1 - k, y0), (x1, y0 + k), (x1, y1 - k),
+                (x1 - k, y1), (x0 + k, y1), (x0, y1 - k), (x0, y0 + k),
+            ]  # fmt: skip
+            locked = (state.locked >> sq) & 1
+            draw.polygon(
+                octagon, fill=(90, 90, 90) if locked else (160, 160, 160), outline=(40, 40, 40)
+            )
+            if locked:
+                draw.line((x0 + k, y0 + k, x1 - k, y1 - k), fill=(230, 230, 230), width=3)
+                draw.line((x0 + k, y1 - k, x1 - k, y0 + k), fill=(230, 230, 230), width=3)
+            if sq == state.lev:
+                draw.ellipse((x0 - 3, y0 - 3, x1 + 3, y1 + 3), outline=(150, 40, 200), width=4)
+            continue
+        piece = c - 2
+        colour = _RGB[piece // 3]
+        kind = KINDS[piece % 3]
+        outline = (30, 30, 30)
+        if kind == "W":
+            draw.polygon([(cx, y0), (x1, y1), (x0, y1)], fill=colour, outline=outline, width=2)
+        elif kind == "T":
+            draw.rectangle((x0 + 2, y0 + 2, x1 - 2, y1 - 2), fill=colour, outline=outline, width=2)
+        else:
+            draw.ellipse((x0 + 4, y0 + 4, x1 - 4, y1 - 4), fill=colour, outline=outline, width=2)
+        draw.text((cx - 3, cy - 2 if kind == "W" else cy - 6), kind, fill=(255, 255, 255))
+    draw.text((MARGIN_PX, size + 6), status_line(state), fill=(20, 20, 20))
+    return np.asarray(img, dtype=np.uint8).copy()
+
+
+class Renderer:
+    """What an environment's ``render()`` does for its ``render_mode``."""
+
+    def __init__(self, render_mode: str | None, fps: int = 2) -> None:
+        self.render_mode = render_mode
+        self.fps = fps
+        self._window: HumanWindow | None = None
+
+    def render(self, state: State) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
+            return None
+        if self.render_mode == "ansi":
+            return render_ansi(state)
+        frame = render_rgb(state)
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._window is None:
+            self._window = HumanWindow(fps=self.fps)
+        self._window.show(frame)
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+
+class HumanWindow:
+    """A pygame window showing :func:`render_rgb` pictures (``pip install splut-env[human]``)."""
+
+    def __init__(self, title: str = "Splut!", fps: int = 2) -> None:
+        try:
+            import pygame
+        except ImportError as err:
+            raise ImportError(
+                "render_mode='human' needs pygame: pip install 'splut-env[human]'"
+            ) from err
+        self._pygame: Any = pygame
+        self._screen = None
+        self._clock = pygame.time.Clock()
+        self._title = title
+        self._fps = fps
+
+    def show(self, frame: np.ndarray) -> None:
+        pygame = self._pygame
+        if self._screen is None:
+            pygame.display.init()
+            pygame.display.set_caption(self._title)
+            self._screen = pygame.display.set_mode((frame.shape[1], frame.shape[0]))
+        surface = pygame.surfarray.make_surface(frame.swapaxes(0, 1))
+        self._screen.blit(surface, (0, 0))
+        pygame.event.pump()
+        pygame.display.flip()
+        self._clock.tick(self._fps)
+
+    def close(self) -> None:
+        if self._screen is not None:
+            self._pygame.display.quit()
+            self._screen = None
