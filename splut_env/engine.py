@@ -170,11 +170,11 @@ class State:
         "turn",
     )
 
-    def __init__(self, spn: str | None = None) -> None:
+    def __init__(self, spn: str) -> None:
         """Build a state from SPN text (see :func:`splut_env.rules.from_spn`)."""
         from splut_env.notation import parse_spn_into
 
-        parse_spn_into(self, spn if spn is not None else initial_spn_text(2))
+        parse_spn_into(self, spn)
 
     # --- construction ------------------------------------------------------------------
 
@@ -479,8 +479,3 @@ class State:
                 self._finish()
                 return
 
-
-def initial_spn_text(num_players: int) -> str:
-    from splut_env.notation import format_spn
-
-    return format_spn(State.initial(num_players))
