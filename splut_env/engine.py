@@ -478,4 +478,3 @@ class State:
             if forfeits >= len(self.alive_seats()):
                 self._finish()
                 return
-

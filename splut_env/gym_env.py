@@ -32,10 +32,12 @@ from splut_env.encoding import (
     action_mask,
     action_to_step_id,
     observation_planes,
+    step_id_to_action,
 )
 from splut_env.engine import SEATS, SEATS_IN_PLAY
-from splut_env.notation import IllegalStepError, format_spn
+from splut_env.notation import IllegalStepError, format_spn, step_text
 from splut_env.render import Renderer
+from splut_env.rules import step_id
 
 OpponentSpec = str | Agent
 
@@ -182,6 +184,16 @@ class SplutGymEnv(gymnasium.Env):
                     f"in position {format_spn(state)!r}"
                 )
             state.apply(sid)
+
+    # --- conversions for the learner --------------------------------------------------
+
+    def action_to_step(self, action: int) -> str:
+        """Step notation (board frame) of a learner's ``action``."""
+        return step_text(action_to_step_id(self.seat, int(action)))
+
+    def step_to_action(self, step: str) -> int:
+        """The learner's action for a legal step in notation (the learner must be to move)."""
+        return step_id_to_action(self.seat, step_id(self.state, step))
 
     # --- views --------------------------------------------------------------------------
 

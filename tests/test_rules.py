@@ -121,6 +121,7 @@ def test_all_players_forfeiting_ends_the_game_with_no_winner(monkeypatch):
 
 # --- §4.1 wizard and levitation ----------------------------------------------------------
 
+
 def test_wizard_levitates_a_rock_anywhere_on_the_board():
     start = spn(**BASE, rocks="a5,c7,e9,i5")
     assert "We@c7" in legal(start)
