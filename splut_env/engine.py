@@ -271,6 +271,22 @@ class State:
             legal = self._legal = self._generate() if self.to_move >= 0 else []
         return legal
 
+    def _can_step(self) -> bool:
+        """Whether the player to move has a legal step; fills the legal-step cache unless a
+        piece next to an empty square settles it at once."""
+        cells = self.cells
+        pos = self.pos
+        base = self.to_move * 3
+        for p in (pos[base], pos[base + 1], pos[base + 2]):
+            if p >= 0:
+                for nb in NEIGHBOUR:
+                    t = nb[p]
+                    if t >= 0 and cells[t] == EMPTY:
+                        self._legal = None
+                        return True
+        self._legal = self._generate()
+        return bool(self._legal)
+
     def _generate(self) -> list[int]:
         cells = self.cells
         base = self.to_move * 3
@@ -402,12 +418,33 @@ class State:
                 cells[t] = 4 + base
                 pos[base + 2] = t
         self.steps_left -= 1
-        if self.steps_left > 0:
-            legal = self._generate()
-            if legal:
-                self._legal = legal
-                return
+        if self.steps_left > 0 and self._can_step():
+            return
         self._next_turn()
+
+    def landing(self, step_id: int) -> int:
+        """Where the rock of a throw step would land (the step is not played)."""
+        _, d, extra = _DECODED[step_id]
+        x = self.pos[self.to_move * 3 + 1]
+        return self._flight(NEIGHBOUR[d][x], extra - 2, x)
+
+    def _flight(self, t: int, td: int, vacated: int) -> int:
+        """Landing square of a rock thrown from ``t`` towards ``td``; ``vacated`` counts as
+        empty (the square the throwing troll left)."""
+        cells = self.cells
+        nb = NEIGHBOUR[td]
+        land = t
+        s = nb[t]
+        while s >= 0:
+            c = cells[s]
+            if c == EMPTY or s == vacated or CELL_KIND[c] == DWARF:
+                land = s
+                s = nb[s]
+            elif c == ROCK or CELL_KIND[c] == TROLL:
+                break
+            else:  # a wizard: SPLUT!
+                return s
+        return land
 
     def _throw(self, x: int, t: int, td: int) -> None:
         cells = self.cells
@@ -416,19 +453,7 @@ class State:
         cells[x] = EMPTY
         cells[t] = 3 + base
         pos[base + 1] = t
-        nb = NEIGHBOUR[td]
-        land = t
-        s = nb[t]
-        while s >= 0:
-            c = cells[s]
-            if c == EMPTY or CELL_KIND[c] == DWARF:
-                land = s
-                s = nb[s]
-            elif c == ROCK or CELL_KIND[c] == TROLL:
-                break
-            else:  # a wizard: SPLUT!
-                land = s
-                break
+        land = self._flight(t, td, x)
         c = cells[land]
         if c >= 2:
             victim = c - 2
@@ -470,9 +495,7 @@ class State:
             self.to_move = seats[idx]
             self.turn += 1
             self.steps_left = 3 if self.turn >= 3 else self.turn
-            legal = self._generate()
-            if legal:
-                self._legal = legal
+            if self._can_step():
                 return
             forfeits += 1
             if forfeits >= len(self.alive_seats()):

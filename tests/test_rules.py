@@ -113,7 +113,7 @@ def test_no_legal_step_forfeits_the_turn():
 def test_all_players_forfeiting_ends_the_game_with_no_winner(monkeypatch):
     # Ruling guard, believed unreachable by play: if no seat has a legal step, the game ends.
     state = rules.from_spn(spn(**BASE, rocks="a5,c7,e9,g3", steps=1))
-    monkeypatch.setattr(State, "_generate", lambda self: [])
+    monkeypatch.setattr(State, "_can_step", lambda self: False)
     state.apply(state.legal_ids()[0])
     assert rules.is_over(state) and rules.winner(state) is None
     assert rules.to_spn(state).endswith("- 12 0 - - -")
