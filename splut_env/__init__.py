@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gymnasium
 
-from splut_env import bots, splut_v0
+from splut_env import bots, splut_v0  # noqa: F401  (bots registers greedy and search:*)
 from splut_env.aec_env import env, raw_env
 from splut_env.agents import Agent, RandomAgent, make_agent, register_agent
 from splut_env.encoding import NUM_ACTIONS

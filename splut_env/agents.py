@@ -11,11 +11,19 @@ from __future__ import annotations
 
 import abc
 import random
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from splut_env.encoding import step_id_to_action
+from splut_env.encoding import (
+    NUM_ACTIONS,
+    action_mask,
+    action_to_step_id,
+    observation_planes,
+    step_id_to_action,
+)
 from splut_env.engine import State
 
 
@@ -75,3 +83,69 @@ def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     if factory is None:
         raise ValueError(f"unknown agent {spec!r}: expected an Agent or one of {agent_names()}")
     return factory(seed=seed)
+
+
+@dataclass
+class GameRecord:
+    """One finished (or truncated) game: everything needed to score and replay it."""
+
+    start_spn: str
+    steps: list[str]
+    winner: int | None  # player index (seat order of the game), None for no winner
+    eliminated: list[int]  # player indices in the order their wizards died
+    turns: int
+    final_spn: str
+    think_seconds: list[float] = field(default_factory=list)
+    decisions: list[int] = field(default_factory=list)
+
+
+def play_game(
+    agents: Sequence[Agent],
+    seed: int | None = None,
+    max_turns: int = 200,
+    start_spn: str | None = None,
+) -> GameRecord:
+    """Play one game, ``agents[k]`` as ``player_k``; each agent is reset with a seed derived
+    from ``seed``. Raises :class:`IllegalStepError` naming an agent that plays illegally."""
+    from splut_env.notation import IllegalStepError, format_spn, step_text
+    from splut_env.rules import from_spn
+
+    n = len(agents)
+    state = from_spn(start_spn) if start_spn else State.initial(n)
+    if len(state.seats) != n:
+        raise ValueError(f"{n} agents given for a {len(state.seats)}-player position")
+    for k, agent in enumerate(agents):
+        agent.reset(seed=None if seed is None else seed * 7919 + k)
+    player = {seat: k for k, seat in enumerate(state.seats)}
+    record = GameRecord(format_spn(state), [], None, [], state.turn, "", [0.0] * n, [0] * n)
+    alive = set(state.alive_seats())
+    while not state.is_over() and state.turn <= max_turns:
+        seat = state.to_move
+        k = player[seat]
+        agent = agents[k]
+        obs = None
+        if agent.needs_observation:
+            obs = {
+                "observation": observation_planes(state, seat, max_turns),
+                "action_mask": action_mask(state, seat),
+            }
+        start = time.perf_counter()
+        action = agent.act(state, obs)
+        record.think_seconds[k] += time.perf_counter() - start
+        record.decisions[k] += 1
+        step = action_to_step_id(seat, int(action)) if 0 <= action < NUM_ACTIONS else -1
+        if step not in state.legal_ids():
+            raise IllegalStepError(
+                f"agent {agent!r} (player_{k}) chose illegal action {action!r} in position "
+                f"{format_spn(state)!r}"
+            )
+        record.steps.append(step_text(step))
+        state.apply(step)
+        now = set(state.alive_seats())
+        record.eliminated += [player[s] for s in sorted(alive - now)]
+        alive = now
+    winner = state.winner()
+    record.winner = player[winner] if winner >= 0 else None
+    record.turns = min(state.turn, max_turns)
+    record.final_spn = format_spn(state)
+    return record

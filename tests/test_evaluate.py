@@ -1,0 +1,95 @@
+"""Evaluation statistics against known values, scheduling, and a small end-to-end run."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import pytest
+
+from training import evaluate, replay
+from training.stats import elo_ratings, ffa_ratings, finishing_ranks, wilson
+
+
+def test_wilson_interval_known_values():
+    lo, hi = wilson(8, 10)
+    assert lo == pytest.approx(0.4902, abs=1e-4) and hi == pytest.approx(0.9433, abs=1e-4)
+    lo, hi = wilson(0, 20)
+    assert lo == 0 and hi == pytest.approx(0.1611, abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_elo_known_values():
+    games = [("a", "b", 1.0)] * 3 + [("a", "b", 0.0)]
+    r = elo_ratings(["a", "b"], games, prior_games=0, anchor="b")
+    assert r["a"] == pytest.approx(400 * math.log10(3), abs=1e-6) and r["b"] == 0
+    # Draws count half; equal results give equal ratings around the mean.
+    r = elo_ratings(["a", "b"], [("a", "b", 0.5)] * 4 + [("b", "a", 1.0), ("a", "b", 1.0)])
+    assert r["a"] == pytest.approx(r["b"]) == pytest.approx(0)
+    # An unbeaten agent keeps a finite rating thanks to the prior; the order is respected.
+    r = elo_ratings(["x", "y", "z"], [("x", "y", 1.0)] * 5 + [("y", "z", 1.0)] * 5, anchor="z")
+    assert math.isfinite(r["x"]) and r["x"] > r["y"] > r["z"] == 0
+
+
+def test_finishing_ranks_and_ffa_ratings():
+    assert finishing_ranks(4, [2, 0, 3]) == [3, 1, 4, 2]
+    assert finishing_ranks(3, [1]) == [1, 3, 1]  # truncated: survivors share first place
+    games = [(("a", "b", "c"), finishing_ranks(3, [2, 1]))] * 10
+    ratings = ffa_ratings(["a", "b", "c"], games)
+    assert ratings["a"][0] > ratings["b"][0] > ratings["c"][0]
+
+
+def test_schedule_rotates_seats_and_checks_its_input():
+    specs = evaluate.schedule(["a", "b", "c"], players=2, games=4, seed=1, max_turns=50)
+    assert len(specs) == 12 and len({s.seed for s in specs}) == 12
+    ab = [s.table for s in specs if set(s.table) == {"a", "b"}]
+    assert ab.count(("a", "b")) == ab.count(("b", "a")) == 2
+    four = evaluate.schedule(["a", "b", "c", "d"], players=4, games=4, seed=0, max_turns=50)
+    for agent in "abcd":
+        assert sorted(s.table.index(agent) for s in four) == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="4 players need at least 4 agents"):
+        evaluate.schedule(["a", "b"], players=4, games=2, seed=0, max_turns=50)
+    with pytest.raises(ValueError, match="--players must be 2, 3 or 4"):
+        evaluate.schedule(["a", "b"], players=5, games=2, seed=0, max_turns=50)
+    assert evaluate.labels_for(["greedy", "random", "greedy"]) == ["greedy#1", "random", "greedy#2"]
+
+
+def test_end_to_end_two_players(tmp_path, capsys):
+    out = tmp_path / "eval"
+    evaluate.main(["--agents", "greedy", "random", "--games", "4", "--workers", "1",
+                   "--max-turns", "60", "--out", str(out)])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "Chance level: 50.0%" in printed and "Elo (random = 0)" in printed
+    for name in ("summary.md", "agents.csv", "seats.csv", "games.txt", "plot.png"):
+        assert (out / name).stat().st_size > 0
+    rows = {r["agent"]: r for r in csv.DictReader(open(out / "agents.csv"))}
+    assert int(rows["greedy"]["games"]) == 4 and int(rows["greedy"]["wins"]) == 4
+    games = replay.read_games(out / "games.txt")
+    assert len(games) == 4
+    states = replay.positions(*games[0])
+    assert states[-1].is_over()
+
+
+def test_parallel_run_matches_a_serial_one():
+    labels = ["greedy", "random", "search:easy"]
+    specs = evaluate.schedule(labels, players=3, games=3, seed=5, max_turns=40)
+    spec_of = {a: a for a in labels}
+    serial = evaluate.run_games(specs, spec_of, workers=1, progress=False)
+    parallel = evaluate.run_games(specs, spec_of, workers=2, progress=False)
+    assert [r.steps for _, r in serial] == [r.steps for _, r in parallel]
+    summary = evaluate.summarize(labels, 3, serial)
+    assert sum(t.games for t in summary["agents"].values()) == 9
+    assert "Plackett–Luce" in evaluate.report(labels, 3, summary)
+
+
+def test_bad_agent_and_corrupt_log_are_named(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        evaluate.main(["--agents", "greedy", "nobody", "--out", str(tmp_path)])
+    assert "unknown agent 'nobody'" in capsys.readouterr().err
+    log = tmp_path / "games.txt"
+    log.write_text("S:d2,f2,e2 N:f8,d8,e8 R:a5,e1,e9,i5 S 1 1 - - - | Dn Dn\n")
+    with pytest.raises(ValueError, match="step 2: illegal step 'Dn'"):
+        replay.positions(*replay.read_games(log)[0])
+    log.write_text("no separator here\n")
+    with pytest.raises(ValueError, match="games.txt:1: expected"):
+        replay.read_games(log)

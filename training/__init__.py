@@ -1,0 +1,1 @@
+"""Training, evaluation and replay tools for splut-env."""

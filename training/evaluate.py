@@ -1,0 +1,330 @@
+"""Rate agents against each other: ``python -m training.evaluate --agents greedy random``.
+
+Agents are registered names (``random``, ``greedy``, ``search:easy|medium|hard``) or
+checkpoint paths. With 2 players every pair of agents plays ``--games`` games (round-robin);
+with 3 or 4 players every set of that many agents sits at a table for ``--games`` games. Seats
+rotate from game to game so that each agent plays each seat equally often (when ``--games``
+is a multiple of the player count). Game ``i`` uses the seed ``--seed * 1000003 + i``, so a run
+is reproducible whatever the number of worker processes.
+
+Writes to ``--out``: ``summary.md`` (the tables printed at the end), ``agents.csv``,
+``seats.csv``, ``games.txt`` (one game per line: ``<start SPN> | <steps>``; replay one with
+``python -m training.replay``) and ``plot.png`` (2 players: the win-rate matrix; 3–4 players:
+the free-for-all ratings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import multiprocessing as mp
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from splut_env.agents import Agent, GameRecord, make_agent, play_game
+from splut_env.engine import SEATS, SEATS_IN_PLAY
+from training.stats import elo_ratings, ffa_ratings, finishing_ranks, wilson
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    index: int
+    table: tuple[str, ...]  # agent labels by player index
+    seed: int
+    max_turns: int
+
+
+def labels_for(specs: Sequence[str]) -> list[str]:
+    """Unique labels: a spec given twice becomes ``spec#1``, ``spec#2``."""
+    counts = {s: specs.count(s) for s in specs}
+    seen: dict[str, int] = {}
+    out = []
+    for s in specs:
+        seen[s] = seen.get(s, 0) + 1
+        out.append(f"{s}#{seen[s]}" if counts[s] > 1 else s)
+    return out
+
+
+def schedule(
+    labels: Sequence[str], players: int, games: int, seed: int, max_turns: int
+) -> list[GameSpec]:
+    """Every table of ``players`` distinct agents plays ``games`` games, seats rotating."""
+    if players not in SEATS_IN_PLAY:
+        raise ValueError(f"--players must be 2, 3 or 4, got {players}")
+    if len(labels) < players:
+        raise ValueError(
+            f"{players} players need at least {players} agents, got {len(labels)}: {list(labels)}"
+        )
+    if games < 1:
+        raise ValueError(f"--games must be at least 1, got {games}")
+    specs = []
+    for table in itertools.combinations(labels, players):
+        for g in range(games):
+            r = g % players
+            seated = table[r:] + table[:r]
+            index = len(specs)
+            specs.append(GameSpec(index, seated, seed * 1_000_003 + index, max_turns))
+    return specs
+
+
+_AGENTS: dict[str, Agent] = {}
+_SPEC_OF: dict[str, str] = {}
+
+
+def _init_worker(spec_of: dict[str, str]) -> None:
+    _SPEC_OF.update(spec_of)
+
+
+def _agent(label: str) -> Agent:
+    if label not in _AGENTS:
+        _AGENTS[label] = make_agent(_SPEC_OF[label])
+    return _AGENTS[label]
+
+
+def run_game(spec: GameSpec) -> tuple[GameSpec, GameRecord]:
+    agents = [_agent(label) for label in spec.table]
+    return spec, play_game(agents, seed=spec.seed, max_turns=spec.max_turns)
+
+
+def run_games(
+    specs: Sequence[GameSpec], spec_of: dict[str, str], workers: int, progress: bool = True
+) -> list[tuple[GameSpec, GameRecord]]:
+    """Play the games on ``workers`` processes with a progress bar; results in spec order."""
+    from tqdm import tqdm
+
+    results: list[tuple[GameSpec, GameRecord]] = []
+    bar = tqdm(total=len(specs), desc="games", unit="game", disable=not progress)
+    wins: dict[str, int] = {}
+
+    def record(item: tuple[GameSpec, GameRecord]) -> None:
+        spec, rec = item
+        results.append(item)
+        if rec.winner is not None:
+            wins[spec.table[rec.winner]] = wins.get(spec.table[rec.winner], 0) + 1
+        bar.set_postfix_str(" ".join(f"{k}:{v}" for k, v in sorted(wins.items())), refresh=False)
+        bar.update()
+
+    if workers <= 1:
+        _init_worker(spec_of)
+        for spec in specs:
+            record(run_game(spec))
+    else:
+        with mp.get_context("spawn").Pool(workers, _init_worker, (spec_of,)) as pool:
+            for item in pool.imap_unordered(run_game, specs):
+                record(item)
+    bar.close()
+    results.sort(key=lambda item: item[0].index)
+    return results
+
+
+@dataclass
+class Tally:
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    turns: int = 0
+    think: float = 0.0
+    decisions: int = 0
+
+    @property
+    def losses(self) -> int:
+        return self.games - self.wins - self.draws
+
+
+def summarize(
+    labels: Sequence[str], players: int, results: Sequence[tuple[GameSpec, GameRecord]]
+) -> dict:
+    """Per-agent and per-seat tallies, pairwise scores and ratings."""
+    per_agent = {a: Tally() for a in labels}
+    per_seat = {(a, s): Tally() for a in labels for s in range(players)}
+    pair_score: dict[tuple[str, str], list[float]] = {}
+    elo_games, ffa_games = [], []
+    for spec, rec in results:
+        draw = rec.winner is None
+        for k, label in enumerate(spec.table):
+            for tally in (per_agent[label], per_seat[(label, k)]):
+                tally.games += 1
+                tally.wins += rec.winner == k
+                tally.draws += draw
+                tally.turns += rec.turns
+            per_agent[label].think += rec.think_seconds[k]
+            per_agent[label].decisions += rec.decisions[k]
+        if players == 2:
+            a, b = spec.table
+            score = 0.5 if draw else float(rec.winner == 0)
+            elo_games.append((a, b, score))
+            pair_score.setdefault((a, b), []).append(score)
+            pair_score.setdefault((b, a), []).append(1 - score)
+        else:
+            ffa_games.append((spec.table, finishing_ranks(players, rec.eliminated)))
+    if players == 2:
+        anchor = "random" if "random" in labels else None
+        ratings = {a: (r, None) for a, r in elo_ratings(labels, elo_games, anchor=anchor).items()}
+    else:
+        ratings = ffa_ratings(labels, ffa_games)
+    return {"agents": per_agent, "seats": per_seat, "pairs": pair_score, "ratings": ratings}
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def report(labels: Sequence[str], players: int, summary: dict) -> str:
+    """The Markdown tables of a summary."""
+    per_agent, ratings = summary["agents"], summary["ratings"]
+    if players == 2:
+        anchor = "random = 0" if "random" in labels else "mean 0"
+        rating_head = f"Elo ({anchor})"
+    else:
+        rating_head = "rating μ ± σ (Plackett–Luce)"
+    lines = [
+        f"Chance level: {_pct(1 / players)} wins ({players} players). "
+        "Draws are games truncated at the turn cap. CI: Wilson 95 %.",
+        "",
+        f"| agent | games | W | D | L | win rate | 95 % CI | avg turns | {rating_head} | ms/step |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    order = sorted(labels, key=lambda a: -ratings[a][0])
+    for a in order:
+        t = per_agent[a]
+        lo, hi = wilson(t.wins, t.games)
+        mu, sigma = ratings[a]
+        rating = f"{mu:+.0f}" if sigma is None else f"{mu:.1f} ± {sigma:.1f}"
+        ms = 1000 * t.think / max(t.decisions, 1)
+        lines.append(
+            f"| {a} | {t.games} | {t.wins} | {t.draws} | {t.losses} | {_pct(t.wins / max(t.games, 1))} "
+            f"| {_pct(lo)}–{_pct(hi)} | {t.turns / max(t.games, 1):.1f} | {rating} | {ms:.2f} |"
+        )
+    seats = [SEATS[s] for s in SEATS_IN_PLAY[players]]
+    lines += ["", "Win rate by seat (wins / games):", ""]
+    lines.append(
+        "| agent | " + " | ".join(f"seat {s} (player_{k})" for k, s in enumerate(seats)) + " |"
+    )
+    lines.append("|---|" + "---|" * players)
+    for a in order:
+        cells = []
+        for k in range(players):
+            t = summary["seats"][(a, k)]
+            cells.append(f"{_pct(t.wins / t.games)} ({t.wins}/{t.games})" if t.games else "–")
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    if players == 2:
+        lines += ["", "Pairwise score of the row agent (wins + ½ draws) with 95 % CI:", ""]
+        lines.append("| | " + " | ".join(order) + " |")
+        lines.append("|---|" + "---|" * len(order))
+        for a in order:
+            row = []
+            for b in order:
+                s = summary["pairs"].get((a, b))
+                if not s:
+                    row.append("–")
+                    continue
+                lo, hi = wilson(sum(s), len(s))
+                row.append(f"{_pct(sum(s) / len(s))} ({_pct(lo)}–{_pct(hi)})")
+            lines.append(f"| {a} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def write_outputs(
+    out: Path, labels: Sequence[str], players: int, summary: dict, results, text: str
+) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.md").write_text(text + "\n")
+    with open(out / "agents.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["agent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high",
+                    "avg_turns", "rating", "rating_sigma", "ms_per_step"])  # fmt: skip
+        for a in labels:
+            t = summary["agents"][a]
+            lo, hi = wilson(t.wins, t.games)
+            mu, sigma = summary["ratings"][a]
+            w.writerow([a, t.games, t.wins, t.draws, t.losses, t.wins / max(t.games, 1), lo, hi,
+                        t.turns / max(t.games, 1), mu, sigma if sigma is not None else "",
+                        1000 * t.think / max(t.decisions, 1)])  # fmt: skip
+    with open(out / "seats.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["agent", "seat", "player", "games", "wins", "draws", "win_rate"])
+        for (a, k), t in summary["seats"].items():
+            if t.games:
+                seat = SEATS[SEATS_IN_PLAY[players][k]]
+                w.writerow([a, seat, f"player_{k}", t.games, t.wins, t.draws, t.wins / t.games])
+    with open(out / "games.txt", "w") as f:
+        f.write("# splut-env game log: one game per line, '<start SPN> | <steps>'\n")
+        for spec, rec in results:
+            seats = " ".join(
+                f"{SEATS[s]}={a}" for s, a in zip(SEATS_IN_PLAY[players], spec.table, strict=True)
+            )
+            result = "no winner" if rec.winner is None else f"{spec.table[rec.winner]} wins"
+            f.write(f"# game {spec.index}: {seats}; {result} after {rec.turns} turns\n")
+            f.write(f"{rec.start_spn} | {' '.join(rec.steps)}\n")
+    plot(out / "plot.png", labels, players, summary)
+
+
+def plot(path: Path, labels: Sequence[str], players: int, summary: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = sorted(labels, key=lambda a: -summary["ratings"][a][0])
+    if players == 2:
+        n = len(order)
+        fig, ax = plt.subplots(figsize=(1.6 * n + 2.5, 1.3 * n + 1.5))
+        grid = [[float("nan")] * n for _ in range(n)]
+        for i, a in enumerate(order):
+            for j, b in enumerate(order):
+                s = summary["pairs"].get((a, b))
+                if s:
+                    grid[i][j] = sum(s) / len(s)
+        im = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1)
+        for i in range(n):
+            for j in range(n):
+                if grid[i][j] == grid[i][j]:
+                    ax.text(j, i, f"{100 * grid[i][j]:.0f}%", ha="center", va="center")
+        ax.set_xticks(range(n), order, rotation=30, ha="right")
+        ax.set_yticks(range(n), order)
+        ax.set_title("score of row agent vs column agent")
+        fig.colorbar(im, ax=ax, fraction=0.046)
+    else:
+        fig, ax = plt.subplots(figsize=(7, 0.6 * len(order) + 1.5))
+        mus = [summary["ratings"][a][0] for a in order]
+        sigmas = [summary["ratings"][a][1] for a in order]
+        ax.barh(order[::-1], mus[::-1], xerr=sigmas[::-1], color="tab:blue", alpha=0.8)
+        ax.set_xlabel("Plackett–Luce rating μ (bars: ±σ)")
+        ax.set_title(f"{players}-player free-for-all ratings")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", nargs="+", required=True, help="names or checkpoint paths")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--games", type=int, default=100, help="games per pairing / table")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-turns", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--out", type=Path, default=Path("runs/eval"))
+    args = parser.parse_args(argv)
+    labels = labels_for(args.agents)
+    spec_of = dict(zip(labels, args.agents, strict=True))
+    try:
+        for spec in set(args.agents):
+            make_agent(spec)  # fail fast on an unknown name or a bad checkpoint
+        specs = schedule(labels, args.players, args.games, args.seed, args.max_turns)
+    except ValueError as err:
+        parser.error(str(err))
+    print(f"{len(specs)} games of {args.players} players on {args.workers} worker(s)")
+    results = run_games(specs, spec_of, args.workers)
+    summary = summarize(labels, args.players, results)
+    text = report(labels, args.players, summary)
+    write_outputs(args.out, labels, args.players, summary, results, text)
+    print(text)
+    print(f"\nwritten to {args.out}/: summary.md agents.csv seats.csv games.txt plot.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""Replay a logged game: ``python -m training.replay runs/eval/games.txt --game 3 [--gif g.gif]``.
+
+A log has one game per line, ``<start SPN> | <steps>`` (lines starting with ``#`` are
+comments), as written by ``training.evaluate``. Every step is checked against the rules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from splut_env import rules
+from splut_env.engine import State
+from splut_env.render import render_ansi, render_rgb
+
+
+def read_games(path: Path) -> list[tuple[str, list[str]]]:
+    """The ``(start SPN, steps)`` of every game in a log; errors name the file and line."""
+    games = []
+    for n, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        if "|" not in line:
+            raise ValueError(f"{path}:{n}: expected '<start SPN> | <steps>', got {line[:80]!r}")
+        spn, steps = line.split("|", 1)
+        games.append((spn.strip(), steps.split()))
+    return games
+
+
+def positions(start: str, steps: list[str], where: str = "game") -> list[State]:
+    """Every position of a game, the start included; a bad step raises naming its number."""
+    try:
+        states = [rules.from_spn(start)]
+    except ValueError as err:
+        raise ValueError(f"{where}: start position: {err}") from err
+    for k, step in enumerate(steps, start=1):
+        try:
+            states.append(rules.play(states[-1], step))
+        except ValueError as err:
+            raise ValueError(f"{where}: step {k}: {err}") from err
+    return states
+
+
+def save_gif(states: list[State], path: Path, ms_per_step: int = 400) -> None:
+    from PIL import Image
+
+    frames = [Image.fromarray(render_rgb(s)) for s in states]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=ms_per_step, loop=0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("log", type=Path)
+    parser.add_argument("--game", type=int, default=0, help="index among the log's games")
+    parser.add_argument("--gif", type=Path, help="write an animated GIF instead of printing")
+    parser.add_argument("--delay", type=float, default=0.3, help="seconds between steps")
+    args = parser.parse_args(argv)
+    try:
+        games = read_games(args.log)
+        if not 0 <= args.game < len(games):
+            raise ValueError(f"--game must be 0..{len(games) - 1} for {args.log}, got {args.game}")
+        start, steps = games[args.game]
+        states = positions(start, steps, f"{args.log} game {args.game}")
+    except (OSError, ValueError) as err:
+        parser.error(str(err))
+    if args.gif:
+        save_gif(states, args.gif)
+        print(f"{len(states)} frames written to {args.gif}")
+        return
+    for k, state in enumerate(states):
+        print(f"\n{'start' if k == 0 else f'step {k}: {steps[k - 1]}'}")
+        print(render_ansi(state))
+        time.sleep(args.delay)
+
+
+if __name__ == "__main__":
+    main()
