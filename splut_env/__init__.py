@@ -14,6 +14,15 @@ from splut_env.notation import IllegalStepError, InvalidNotationError
 
 __version__ = "0.1.0"
 
+
+def load_agent(path: str, num_players: int | None = None, deterministic: bool = True) -> Agent:
+    """A trained checkpoint as an :class:`Agent` (needs the ``[train]`` extra); see
+    :func:`splut_env.policy.load_agent`."""
+    from splut_env.policy import load_agent as _load
+
+    return _load(path, num_players=num_players, deterministic=deterministic)
+
+
 if "splut_env/Splut-v0" not in gymnasium.registry:
     gymnasium.register(id="splut_env/Splut-v0", entry_point="splut_env.gym_env:SplutGymEnv")
 
@@ -24,6 +33,7 @@ __all__ = [
     "InvalidNotationError",
     "RandomAgent",
     "env",
+    "load_agent",
     "make_agent",
     "raw_env",
     "register_agent",

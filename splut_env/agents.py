@@ -10,6 +10,7 @@ It returns an action index in that seat's frame (:mod:`splut_env.encoding`).
 from __future__ import annotations
 
 import abc
+import os
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -76,13 +77,23 @@ def agent_names() -> list[str]:
 
 
 def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
-    """An agent from a registered name (e.g. ``"random"``), or ``spec`` itself if it is one."""
+    """An agent from a registered name (e.g. ``"random"``, ``"search:hard"``), a checkpoint
+    path (``*.zip``, see :func:`splut_env.policy.load_agent`), or ``spec`` itself."""
     if isinstance(spec, Agent):
         return spec
     factory = _REGISTRY.get(spec) if isinstance(spec, str) else None
-    if factory is None:
-        raise ValueError(f"unknown agent {spec!r}: expected an Agent or one of {agent_names()}")
-    return factory(seed=seed)
+    if factory is not None:
+        return factory(seed=seed)
+    if isinstance(spec, str) and (spec.endswith(".zip") or os.path.isfile(spec)):
+        from splut_env.policy import load_agent
+
+        agent = load_agent(spec)
+        agent.reset(seed)
+        return agent
+    raise ValueError(
+        f"unknown agent {spec!r}: expected an Agent, a checkpoint path (*.zip) or one of "
+        f"{agent_names()}"
+    )
 
 
 @dataclass

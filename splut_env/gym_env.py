@@ -100,6 +100,12 @@ class SplutGymEnv(gymnasium.Env):
         self._seat_opponent: dict[int, Agent] = {}
         self._renderer = Renderer(render_mode, self.metadata["render_fps"])
 
+    def set_opponents(self, opponents: Sequence[OpponentSpec]) -> None:
+        """Replace the opponents (takes effect at the next reset)."""
+        if len(opponents) != self.num_players - 1:
+            raise ValueError(f"expected {self.num_players - 1} opponents, got {len(opponents)}")
+        self.opponents = [make_agent(s) for s in opponents]
+
     # --- episode ------------------------------------------------------------------------
 
     def reset(

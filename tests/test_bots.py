@@ -8,7 +8,6 @@ from conftest import spn
 from splut_env import make_agent, rules
 from splut_env.agents import play_game
 from splut_env.bots import GreedyAgent, SearchAgent, evaluate, threatens, turn_outcomes
-from splut_env.encoding import action_to_step_id
 from splut_env.notation import step_text
 
 

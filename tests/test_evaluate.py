@@ -62,7 +62,8 @@ def test_end_to_end_two_players(tmp_path, capsys):
     assert "Chance level: 50.0%" in printed and "Elo (random = 0)" in printed
     for name in ("summary.md", "agents.csv", "seats.csv", "games.txt", "plot.png"):
         assert (out / name).stat().st_size > 0
-    rows = {r["agent"]: r for r in csv.DictReader(open(out / "agents.csv"))}
+    with open(out / "agents.csv") as f:
+        rows = {r["agent"]: r for r in csv.DictReader(f)}
     assert int(rows["greedy"]["games"]) == 4 and int(rows["greedy"]["wins"]) == 4
     games = replay.read_games(out / "games.txt")
     assert len(games) == 4
@@ -91,5 +92,5 @@ def test_bad_agent_and_corrupt_log_are_named(tmp_path, capsys):
     with pytest.raises(ValueError, match="step 2: illegal step 'Dn'"):
         replay.positions(*replay.read_games(log)[0])
     log.write_text("no separator here\n")
-    with pytest.raises(ValueError, match="games.txt:1: expected"):
+    with pytest.raises(ValueError, match=r"games\.txt:1: expected"):
         replay.read_games(log)

@@ -1,0 +1,199 @@
+"""Training: configs, checkpoints that load back as players, a smoke run and its resume."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from splut_env import load_agent, make_agent, rules
+from splut_env.agents import play_game
+from splut_env.gym_env import SplutGymEnv
+from splut_env.policy import META_NAME, write_meta
+from training.config import ConfigError, NetworkConfig, load_config, parse_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def tiny_checkpoint(tmp_path_factory) -> Path:
+    """A freshly initialised MaskablePPO policy saved as a checkpoint (no training)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.selfplay import policy_kwargs
+
+    env = DummyVecEnv([lambda: SplutGymEnv(num_players=2)])
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=3, device="cpu",
+                        policy_kwargs=policy_kwargs(NetworkConfig(8, 1, 32)))  # fmt: skip
+    path = tmp_path_factory.mktemp("ckpt") / "tiny.zip"
+    model.save(path)
+    write_meta(path, {"num_players": 2, "max_turns": 200, "steps": 0})
+    return path
+
+
+@pytest.mark.parametrize("config", ["default", "three_players", "four_players", "smoke"])
+def test_shipped_configs_are_valid(config):
+    cfg = load_config(ROOT / "configs" / f"{config}.yaml")
+    assert cfg.total_steps > 0
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"totl_steps": 5}, "unknown field 'totl_steps'"),
+        ({"ppo": {"batch_sise": 5}}, "unknown field 'ppo.batch_sise'"),
+        ({"total_steps": "many"}, "total_steps must be int"),
+        ({"total_steps": 0}, "total_steps must be at least 1"),
+        ({"num_players": 5}, "num_players must be 2, 3 or 4"),
+        ({"ppo": {"gamma": 1.5}}, "ppo.gamma must be between 0 and 1"),
+        ({"ppo": {"learning_rate": -1}}, "ppo.learning_rate must be positive"),
+        ({"ppo": 3}, "ppo must be a mapping"),
+        ({"pool": {"p_latest": 0.9}}, "must be 1, got 1.4"),
+        ({"pool": {"bots": ["random", "nobody"]}}, "pool.bots: unknown bot 'nobody'"),
+        ({"eval": {"bots": "greedy"}}, "eval.bots must be a list of names"),
+        ({"ppo": {"batch_size": 100}}, "ppo.batch_size \\(100\\) must divide"),
+        ({"n_envs": True}, "n_envs must be int"),
+    ],
+)
+def test_config_errors_name_the_field(data, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_config(data)
+
+
+def test_config_file_errors_and_overrides(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read config"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ppo: [unclosed")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", ["total_steps=1024", "ppo.n_epochs=2"])
+    assert (cfg.total_steps, cfg.ppo.n_epochs) == (1024, 2)
+    with pytest.raises(ConfigError, match="expected key=value"):
+        load_config(ROOT / "configs" / "smoke.yaml", ["total_steps"])
+
+
+def test_checkpoint_loads_back_and_gives_the_same_actions(tiny_checkpoint):
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(tiny_checkpoint, device="cpu")
+    agent = load_agent(str(tiny_checkpoint), num_players=2)
+    again = make_agent(str(tiny_checkpoint))
+    rng = np.random.default_rng(0)
+    state = rules.initial_state(2)
+    for _ in range(40):
+        obs = {"observation": _planes(state), "action_mask": _mask(state)}
+        action = agent.act(state, obs)
+        expected, _ = model.predict(obs["observation"], deterministic=True,
+                                    action_masks=obs["action_mask"].astype(bool))  # fmt: skip
+        assert action == int(expected) == again.act(state, obs)
+        state.apply(int(rng.choice(state.legal_ids())))
+        if state.is_over():
+            state = rules.initial_state(2)
+
+
+def _planes(state):
+    from splut_env.encoding import observation_planes
+
+    return observation_planes(state, state.to_move, 200)
+
+
+def _mask(state):
+    from splut_env.encoding import action_mask
+
+    return action_mask(state, state.to_move)
+
+
+def test_loaded_checkpoint_plays_full_games_as_an_opponent(tiny_checkpoint):
+    env = SplutGymEnv(num_players=2, opponents=load_agent(str(tiny_checkpoint)))
+    for seed in range(3):
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            action = int(np.flatnonzero(env.action_masks())[0])
+            _, _, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
+    record = play_game([make_agent(str(tiny_checkpoint)), make_agent("random")], seed=1)
+    assert record.turns > 0
+
+
+def test_bad_checkpoints_give_clear_errors(tmp_path, tiny_checkpoint):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_agent(str(tmp_path / "none.zip"))
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip at all")
+    with pytest.raises(ValueError, match="is not a splut-env checkpoint"):
+        load_agent(str(junk))
+    bare = tmp_path / "bare.zip"
+    with zipfile.ZipFile(bare, "w") as zf:
+        zf.writestr("data", "{}")
+    with pytest.raises(ValueError, match="is not a splut-env checkpoint"):
+        load_agent(str(bare))
+    old = tmp_path / "old.zip"
+    old.write_bytes(tiny_checkpoint.read_bytes())
+    with zipfile.ZipFile(old, "a") as zf:
+        zf.writestr(META_NAME, json.dumps({"format": "splut-env-policy", "layout_version": 0}))
+    with pytest.raises(ValueError, match="layout 0"):
+        load_agent(str(old))
+    with pytest.raises(ValueError, match="trained for 2 players, not 4"):
+        load_agent(str(tiny_checkpoint), num_players=4)
+    broken = tmp_path / "broken.zip"
+    with zipfile.ZipFile(broken, "w") as zf:
+        zf.writestr(META_NAME, json.dumps({"format": "splut-env-policy", "layout_version": 1,
+                                           "num_actions": 196, "num_players": 2}))  # fmt: skip
+    with pytest.raises(ValueError, match="cannot be loaded"):
+        load_agent(str(broken))
+
+
+def run_train(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "training.train", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
+    runs = tmp_path / "runs"
+    first = run_train("--config", "configs/smoke.yaml", "--runs", str(runs), "total_steps=256")
+    assert first.returncode == 0, first.stderr[-3000:]
+    (run_dir,) = runs.iterdir()
+    for name in (
+        "config.yaml",
+        "versions.json",
+        "final.zip",
+        "MODEL_CARD.md",
+        "learning_curve.png",
+    ):
+        assert (run_dir / name).is_file(), name
+    assert "| random |" in (run_dir / "MODEL_CARD.md").read_text()
+    state = json.loads((run_dir / "checkpoints" / "step_0000000256" / "trainer.json").read_text())
+    assert state["steps"] == 256
+
+    second = run_train("--resume", str(run_dir), "total_steps=512")
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "resumed from" in second.stdout and "at step 256" in second.stdout
+    last = json.loads((run_dir / "checkpoints" / "step_0000000512" / "trainer.json").read_text())
+    assert last["steps"] == 512 and len(last["evals"]) == 2
+    import torch
+
+    labels = [
+        label for label, _ in torch.load(run_dir / "checkpoints" / "step_0000000512" / "pool.pt")
+    ]
+    assert labels[0] == "self@0" and "self@384" in labels
+    agent = load_agent(str(run_dir / "final.zip"))
+    assert agent.meta["steps"] == 512
+
+
+def test_train_command_line_errors():
+    result = run_train("--config", "configs/nothing.yaml")
+    assert result.returncode == 2 and "cannot read config" in result.stderr
+    result = run_train("--config", "configs/smoke.yaml", "ppo.gamma=2")
+    assert result.returncode == 2 and "ppo.gamma must be between 0 and 1" in result.stderr
+    result = run_train("--resume", "/nonexistent/run")
+    assert result.returncode == 2 and "no checkpoint" in result.stderr

@@ -1,0 +1,201 @@
+"""Training configuration: YAML files in ``configs/`` read into checked dataclasses.
+
+Every field has a type and a range; an unknown, mistyped or out-of-range field raises
+:class:`ConfigError` naming it (``ppo.batch_size``) and what was expected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A configuration field that is missing, unknown, mistyped or out of range."""
+
+
+@dataclass
+class PPOConfig:
+    n_steps: int = 512
+    """Steps collected per environment before each update."""
+    batch_size: int = 256
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+
+
+@dataclass
+class NetworkConfig:
+    channels: int = 32
+    """Width of the residual tower."""
+    blocks: int = 3
+    """Residual blocks (two 3x3 convolutions each)."""
+    features_dim: int = 256
+    """Size of the shared feature vector fed to the policy and value heads."""
+
+
+@dataclass
+class PoolConfig:
+    snapshot_every: int = 20_000
+    """Learner steps between frozen snapshots added to the opponent pool."""
+    max_snapshots: int = 10
+    """Oldest snapshots (but never the first) are dropped beyond this many."""
+    p_latest: float = 0.5
+    """Chance that an opponent seat is the latest snapshot."""
+    p_past: float = 0.2
+    """Chance that it is an older snapshot (uniformly chosen)."""
+    p_bots: float = 0.3
+    """Chance that it is one of the bots (uniformly chosen)."""
+    bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
+
+
+@dataclass
+class EvalConfig:
+    every: int = 25_000
+    """Learner steps between evaluations against the bots."""
+    games: int = 20
+    """Games per bot at each periodic evaluation (seats alternated)."""
+    final_games: int = 100
+    """Games per bot in the final evaluation written to the model card."""
+    bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
+
+
+@dataclass
+class TrainConfig:
+    name: str = "splut"
+    num_players: int = 2
+    max_turns: int = 200
+    seed: int = 0
+    total_steps: int = 200_000
+    """Learner steps (actions taken by the learning agent) to train for."""
+    n_envs: int = 2
+    """Environments, each in its own process (1: in the main process)."""
+    checkpoint_every: int = 25_000
+    torch_threads: int = 1
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    pool: PoolConfig = field(default_factory=PoolConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def check(self) -> None:
+        """Range checks across fields; raises :class:`ConfigError`."""
+        positive = [
+            ("total_steps", self.total_steps), ("n_envs", self.n_envs),
+            ("checkpoint_every", self.checkpoint_every), ("torch_threads", self.torch_threads),
+            ("max_turns", self.max_turns), ("ppo.n_steps", self.ppo.n_steps),
+            ("ppo.batch_size", self.ppo.batch_size), ("ppo.n_epochs", self.ppo.n_epochs),
+            ("network.channels", self.network.channels), ("network.blocks", self.network.blocks),
+            ("network.features_dim", self.network.features_dim),
+            ("pool.snapshot_every", self.pool.snapshot_every),
+            ("pool.max_snapshots", self.pool.max_snapshots), ("eval.every", self.eval.every),
+            ("eval.games", self.eval.games), ("eval.final_games", self.eval.final_games),
+        ]  # fmt: skip
+        for name, value in positive:
+            if value < 1:
+                raise ConfigError(f"{name} must be at least 1, got {value}")
+        if self.num_players not in (2, 3, 4):
+            raise ConfigError(f"num_players must be 2, 3 or 4, got {self.num_players}")
+        for name, value in [("ppo.learning_rate", self.ppo.learning_rate),
+                            ("ppo.clip_range", self.ppo.clip_range)]:  # fmt: skip
+            if value <= 0:
+                raise ConfigError(f"{name} must be positive, got {value}")
+        for name, value in [("ppo.gamma", self.ppo.gamma), ("ppo.gae_lambda", self.ppo.gae_lambda),
+                            ("pool.p_latest", self.pool.p_latest), ("pool.p_past", self.pool.p_past),
+                            ("pool.p_bots", self.pool.p_bots)]:  # fmt: skip
+            if not 0 <= value <= 1:
+                raise ConfigError(f"{name} must be between 0 and 1, got {value}")
+        total = self.pool.p_latest + self.pool.p_past + self.pool.p_bots
+        if abs(total - 1) > 1e-6:
+            raise ConfigError(f"pool.p_latest + pool.p_past + pool.p_bots must be 1, got {total:g}")
+        if self.pool.p_bots > 0 and not self.pool.bots:
+            raise ConfigError("pool.bots must name at least one bot when pool.p_bots > 0")
+        from splut_env.agents import agent_names
+
+        for name, bots in [("pool.bots", self.pool.bots), ("eval.bots", self.eval.bots)]:
+            for bot in bots:
+                if bot not in agent_names():
+                    raise ConfigError(
+                        f"{name}: unknown bot {bot!r}, expected one of {agent_names()}"
+                    )
+        if (self.ppo.n_steps * self.n_envs) % self.ppo.batch_size:
+            raise ConfigError(
+                f"ppo.batch_size ({self.ppo.batch_size}) must divide ppo.n_steps × n_envs "
+                f"({self.ppo.n_steps * self.n_envs})"
+            )
+
+
+def _build(cls: type, data: Any, prefix: str) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{prefix or 'config'} must be a mapping, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    for key in data:
+        if key not in names:
+            where = f"{prefix}.{key}" if prefix else key
+            raise ConfigError(f"unknown field {where!r}; expected one of {sorted(names)}")
+    values = {}
+    for key, value in data.items():
+        where = f"{prefix}.{key}" if prefix else key
+        hint = hints[key]
+        if dataclasses.is_dataclass(hint):
+            values[key] = _build(hint, value, where)
+        elif hint is float and isinstance(value, int) and not isinstance(value, bool):
+            values[key] = float(value)
+        elif typing.get_origin(hint) is list:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where} must be a list of names, got {value!r}")
+            values[key] = value
+        elif not isinstance(value, hint) or isinstance(value, bool) != (hint is bool):
+            raise ConfigError(f"{where} must be {hint.__name__}, got {value!r}")
+        else:
+            values[key] = value
+    return cls(**values)
+
+
+def parse_config(data: dict[str, Any]) -> TrainConfig:
+    """A checked :class:`TrainConfig` from a mapping (as read from YAML)."""
+    config = _build(TrainConfig, data or {}, "")
+    config.check()
+    return config
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Apply ``key.sub=value`` overrides (values read as YAML) to a raw config mapping."""
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r}: expected key=value, e.g. ppo.n_epochs=4")
+        key, raw = item.split("=", 1)
+        node = data
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {item!r}: {part!r} is not a section")
+        node[parts[-1]] = yaml.safe_load(raw)
+    return data
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
+    """Read a YAML config file, apply overrides, check everything."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except OSError as err:
+        raise ConfigError(f"cannot read config {str(path)!r}: {err}") from err
+    except yaml.YAMLError as err:
+        raise ConfigError(f"config {str(path)!r} is not valid YAML: {err}") from err
+    return parse_config(apply_overrides(data, overrides or []))
+
+
+def to_dict(config: TrainConfig) -> dict[str, Any]:
+    return dataclasses.asdict(config)

@@ -1,0 +1,154 @@
+"""Self-play with an opponent pool: frozen snapshots of the learner plus the baseline bots.
+
+The learner plays one seat of :class:`splut_env.gym_env.SplutGymEnv` (drawn each episode);
+every other seat gets, independently, the latest snapshot (``p_latest``), an older snapshot
+(``p_past``, uniformly) or a bot (``p_bots``, uniformly). The main process keeps the
+:class:`SnapshotPool` and sends it to the environment processes whenever it changes
+(``vec_env.env_method("set_pool", pool.payload())``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+import torch
+
+from splut_env.agents import Agent, make_agent
+from splut_env.gym_env import SplutGymEnv
+from splut_env.policy import BoardNet, PolicyAgent
+from training.config import NetworkConfig, PoolConfig
+
+Snapshot = tuple[str, dict[str, torch.Tensor]]  # (label "self@<steps>", policy state dict)
+
+
+def policy_kwargs(network: NetworkConfig) -> dict[str, Any]:
+    """The ``MaskablePPO`` policy arguments for a network config (learner and snapshots)."""
+    return {
+        "features_extractor_class": BoardNet,
+        "features_extractor_kwargs": {
+            "features_dim": network.features_dim,
+            "channels": network.channels,
+            "blocks": network.blocks,
+        },
+        "net_arch": {"pi": [], "vf": [64]},
+    }
+
+
+def build_policy(network: NetworkConfig) -> Any:
+    """An untrained policy of the right shape, to load snapshot weights into."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE
+
+    policy = MaskableActorCriticPolicy(
+        gymnasium.spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32),
+        gymnasium.spaces.Discrete(NUM_ACTIONS),
+        lambda _: 0.0,
+        **policy_kwargs(network),
+    )
+    policy.set_training_mode(False)
+    return policy
+
+
+class SnapshotPool:
+    """Frozen copies of the learner's policy, oldest first. The first snapshot is kept for
+    good; beyond ``max_snapshots`` the oldest of the others is dropped."""
+
+    def __init__(self, max_snapshots: int) -> None:
+        self.max_snapshots = max_snapshots
+        self.snapshots: list[Snapshot] = []
+
+    def add(self, policy: torch.nn.Module, step: int) -> str:
+        label = f"self@{step}"
+        state = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+        self.snapshots.append((label, state))
+        while len(self.snapshots) > self.max_snapshots:
+            del self.snapshots[1]
+        return label
+
+    def payload(self) -> list[Snapshot]:
+        return list(self.snapshots)
+
+    def labels(self) -> list[str]:
+        return [label for label, _ in self.snapshots]
+
+
+class SelfPlayEnv(gymnasium.Wrapper):
+    """:class:`SplutGymEnv` whose opponents are drawn from the pool at every reset.
+
+    ``info["opponents"]`` names them (snapshot labels or bot names) at every step; at the
+    end of an episode ``info["outcome"]`` is the learner's final reward."""
+
+    def __init__(
+        self,
+        num_players: int,
+        max_turns: int,
+        pool: PoolConfig,
+        network: NetworkConfig,
+        seed: int = 0,
+    ) -> None:
+        super().__init__(SplutGymEnv(num_players=num_players, max_turns=max_turns))
+        torch.set_num_threads(1)
+        self.pool_config = pool
+        self.network = network
+        self._rng = np.random.default_rng(seed)
+        self._bots: dict[str, Agent] = {name: make_agent(name) for name in pool.bots}
+        self._snapshots: dict[str, PolicyAgent] = {}
+        self._order: list[str] = []
+        self._opponents: list[str] = []
+
+    def set_pool(self, snapshots: Sequence[Snapshot]) -> None:
+        """Receive the current pool (weights are only rebuilt for new snapshots)."""
+        keep = {label for label, _ in snapshots}
+        self._snapshots = {k: v for k, v in self._snapshots.items() if k in keep}
+        for label, state in snapshots:
+            if label not in self._snapshots:
+                policy = build_policy(self.network)
+                policy.load_state_dict(state)
+                self._snapshots[label] = PolicyAgent(policy, label, deterministic=False)
+        self._order = [label for label, _ in snapshots]
+
+    def _draw(self) -> str:
+        cfg = self.pool_config
+        r = self._rng.random()
+        if self._order and r < cfg.p_latest:
+            return self._order[-1]
+        if self._order and r < cfg.p_latest + cfg.p_past:
+            past = self._order[:-1] or self._order
+            return past[int(self._rng.integers(len(past)))]
+        if not self._bots:
+            return self._order[-1]
+        names = sorted(self._bots)
+        return names[int(self._rng.integers(len(names)))]
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        base: SplutGymEnv = self.env.unwrapped
+        self._opponents = [self._draw() for _ in range(base.num_players - 1)]
+        base.set_opponents(
+            [self._snapshots.get(label) or self._bots[label] for label in self._opponents]
+        )
+        obs, info = self.env.reset(seed=seed, options=options)
+        info["opponents"] = list(self._opponents)
+        return obs, info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        info["opponents"] = list(self._opponents)
+        if terminated or truncated:
+            info["outcome"] = reward
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.unwrapped.action_masks()
+
+
+def opponent_kind(label: str, latest: str | None) -> str:
+    """Group an opponent label for statistics: ``self-latest``, ``self-past`` or a bot."""
+    if not label.startswith("self@"):
+        return label
+    return "self-latest" if label == latest else "self-past"
