@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Set up (scripts/setup.sh) and run the main job: a game between bots, shown in the terminal,
-# with the final board saved to out/demo_final.png.
+# Set up (scripts/setup.sh) and run the main job: a short self-play training run on the
+# default settings (about 10 minutes on 2 cores). It ends by printing its evaluation table
+# and the path of its checkpoint (under runs/). Extra arguments go to training.train, e.g.
+# total_steps=20000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/python -m splut_env.demo --players random random --seed 0 --image out/demo_final.png "$@"
+.venv/bin/python -m training.train --config configs/default.yaml "$@"

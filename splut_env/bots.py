@@ -17,9 +17,10 @@ opponents alive)`` where ``f(seat)`` is
   (a standing threat).
 
 **greedy** takes a winning or killing turn if there is one; otherwise it goes through its
-turns best evaluation first and takes the first one after which the next player cannot kill
-its wizard within that player's turn (checked exactly, by searching that turn), looking at
-up to 40 candidates (if none is safe: the best evaluation).
+turns best evaluation first and takes the first one after which no opponent can kill its
+wizard with one turn (checked exactly, by searching that turn: for the next player as the
+position stands, for the others as if they moved next), looking at up to 40 candidates (if
+none is safe: the best evaluation).
 
 **search** is a turn-level paranoid search with the same evaluation: at the root it keeps the
 winning/killing turns and the best ``width`` safe turns (found as greedy does); every later
@@ -145,6 +146,24 @@ def threatens(state: State, victim: int) -> bool:
     return False
 
 
+def exposed(state: State, seat: int) -> bool:
+    """Whether an opponent could kill ``seat``'s wizard with a full turn from ``state``: the
+    player to move within its turn, and (3–4 players) each other opponent as if it moved
+    next, with three steps and no rock locked."""
+    if threatens(state, seat):
+        return True
+    for other in state.alive_seats():
+        if other in (seat, state.to_move):
+            continue
+        probe = state.copy()
+        probe.to_move, probe.steps_left, probe.lev = other, 3, -1
+        probe.locked = probe.moved = 0
+        probe._legal = None
+        if threatens(probe, seat):
+            return True
+    return False
+
+
 def _features(state: State, seat: int) -> float:
     pos, cells = state.pos, state.cells
     base = seat * 3
@@ -217,7 +236,7 @@ class TurnPlanner(Agent):
             return killing[:width]
         safe: list[Outcome] = []
         for value, _, outcome in scored[:40]:
-            if value > -WIN and not threatens(outcome[1], seat):
+            if value > -WIN and not exposed(outcome[1], seat):
                 safe.append(outcome)
                 if len(safe) == width:
                     break

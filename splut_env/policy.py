@@ -142,24 +142,44 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     return meta
 
 
+def load_policy(path: str | Path) -> Any:
+    """The policy network of a checkpoint (with or without its optimizer state)."""
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    try:
+        data, params, _ = load_from_zip_file(path, device="cpu")
+        policy = data["policy_class"](
+            data["observation_space"], data["action_space"], lambda _: 0.0,
+            **data.get("policy_kwargs", {}),
+        )  # fmt: skip
+        policy.load_state_dict(params["policy"])
+    except Exception as err:  # a damaged zip fails in many ways
+        raise ValueError(f"{str(path)!r}: the policy cannot be loaded: {err!r}") from err
+    policy.set_training_mode(False)
+    return policy
+
+
 def load_agent(
     path: str | Path, num_players: int | None = None, deterministic: bool = True
 ) -> PolicyAgent:
     """A checkpoint as a player. ``num_players``, if given, must be the one it was trained for."""
-    from sb3_contrib import MaskablePPO
-
     meta = read_meta(path)
     if num_players is not None and meta.get("num_players") != num_players:
         raise ValueError(
             f"{str(path)!r} was trained for {meta.get('num_players')} players, not {num_players}"
         )
-    try:
-        model = MaskablePPO.load(path, device="cpu")
-    except Exception as err:  # sb3 raises many kinds on a damaged zip
-        raise ValueError(f"{str(path)!r}: the policy cannot be loaded: {err}") from err
-    model.policy.set_training_mode(False)
-    name = Path(path).name
     return PolicyAgent(
-        model.policy, name=name, deterministic=deterministic, meta=meta,
+        load_policy(path), name=Path(path).name, deterministic=deterministic, meta=meta,
         max_turns=int(meta.get("max_turns", 200)),
     )  # fmt: skip
+
+
+def export_player(source: str | Path, target: str | Path) -> None:
+    """Copy a checkpoint without its optimizer state: a smaller file that plays (with
+    :func:`load_agent`) but cannot resume training."""
+    read_meta(source)
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            if item.filename != "policy.optimizer.pth":
+                dst.writestr(item, src.read(item.filename))

@@ -37,7 +37,9 @@ def tiny_checkpoint(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("config", ["default", "three_players", "four_players", "smoke"])
+@pytest.mark.parametrize(
+    "config", ["default", "strong_2p", "three_players", "four_players", "smoke"]
+)
 def test_shipped_configs_are_valid(config):
     cfg = load_config(ROOT / "configs" / f"{config}.yaml")
     assert cfg.total_steps > 0
@@ -108,6 +110,22 @@ def _mask(state):
     from splut_env.encoding import action_mask
 
     return action_mask(state, state.to_move)
+
+
+def test_exported_player_is_smaller_and_plays_the_same(tiny_checkpoint, tmp_path):
+    from splut_env.policy import export_player
+
+    player = tmp_path / "player.zip"
+    export_player(tiny_checkpoint, player)
+    assert player.stat().st_size < tiny_checkpoint.stat().st_size
+    a, b = load_agent(str(tiny_checkpoint)), load_agent(str(player))
+    state = rules.initial_state(2)
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        assert a.act(state) == b.act(state)
+        state.apply(int(rng.choice(state.legal_ids())))
+        if state.is_over():
+            break
 
 
 def test_loaded_checkpoint_plays_full_games_as_an_opponent(tiny_checkpoint):
@@ -197,3 +215,19 @@ def test_train_command_line_errors():
     assert result.returncode == 2 and "ppo.gamma must be between 0 and 1" in result.stderr
     result = run_train("--resume", "/nonexistent/run")
     assert result.returncode == 2 and "no checkpoint" in result.stderr
+
+
+def test_teacher_games_and_imitation_fit():
+    from training.pretrain import fit, teacher_game
+    from training.selfplay import build_policy
+
+    game = teacher_game(("greedy", 2, 200, 0.0, 7, 0.99))
+    n = len(game["actions"])
+    assert game["planes"].shape == (n, 22, 9, 9) and game["masks"].shape == (n, 196)
+    assert all(game["masks"][i, a] for i, a in enumerate(game["actions"]))  # teacher is legal
+    assert abs(game["values"][-1]) == 1.0  # greedy self-play ends with a winner
+    config = parse_config({"pretrain": {"games": 1, "epochs": 60, "batch_size": 64, "learning_rate": 0.01},
+                           "network": {"channels": 8, "blocks": 1, "features_dim": 32}})  # fmt: skip
+    policy = build_policy(config.network)
+    metrics = fit(policy, game, config, progress=False)
+    assert metrics["accuracy"] > 0.8  # a small network memorises one game

@@ -60,6 +60,27 @@ class PoolConfig:
 
 
 @dataclass
+class PretrainConfig:
+    games: int = 0
+    """Teacher self-play games to imitate before self-play (0: start from scratch)."""
+    teacher: str = "greedy"
+    explore: float = 0.1
+    """Chance that a step of those games is replaced by a random legal one."""
+    epochs: int = 4
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+
+
+@dataclass
+class RewardConfig:
+    shaping: float = 0.0
+    """Weight of potential-based shaping added to the learner's reward during training:
+    ``shaping * (gamma * phi(s') - phi(s))`` where ``phi`` is the bots' evaluation
+    (:func:`splut_env.bots.evaluate`) of the learner's position, clipped to [-5, 5], and 0
+    once the game is over. 0 trains on the game result (+1 / -1 / 0) alone."""
+
+
+@dataclass
 class EvalConfig:
     every: int = 25_000
     """Learner steps between evaluations against the bots."""
@@ -85,6 +106,8 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
+    reward: RewardConfig = field(default_factory=RewardConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
     def check(self) -> None:
@@ -99,6 +122,8 @@ class TrainConfig:
             ("pool.snapshot_every", self.pool.snapshot_every),
             ("pool.max_snapshots", self.pool.max_snapshots), ("eval.every", self.eval.every),
             ("eval.games", self.eval.games), ("eval.final_games", self.eval.final_games),
+            ("pretrain.epochs", self.pretrain.epochs),
+            ("pretrain.batch_size", self.pretrain.batch_size),
         ]  # fmt: skip
         for name, value in positive:
             if value < 1:
@@ -114,6 +139,18 @@ class TrainConfig:
                             ("pool.p_bots", self.pool.p_bots)]:  # fmt: skip
             if not 0 <= value <= 1:
                 raise ConfigError(f"{name} must be between 0 and 1, got {value}")
+        if self.pretrain.games < 0:
+            raise ConfigError(f"pretrain.games must be at least 0, got {self.pretrain.games}")
+        if not 0 <= self.pretrain.explore <= 1:
+            raise ConfigError(
+                f"pretrain.explore must be between 0 and 1, got {self.pretrain.explore}"
+            )
+        if self.pretrain.learning_rate <= 0:
+            raise ConfigError(
+                f"pretrain.learning_rate must be positive, got {self.pretrain.learning_rate}"
+            )
+        if self.reward.shaping < 0:
+            raise ConfigError(f"reward.shaping must be at least 0, got {self.reward.shaping}")
         total = self.pool.p_latest + self.pool.p_past + self.pool.p_bots
         if abs(total - 1) > 1e-6:
             raise ConfigError(f"pool.p_latest + pool.p_past + pool.p_bots must be 1, got {total:g}")
@@ -121,7 +158,9 @@ class TrainConfig:
             raise ConfigError("pool.bots must name at least one bot when pool.p_bots > 0")
         from splut_env.agents import agent_names
 
-        for name, bots in [("pool.bots", self.pool.bots), ("eval.bots", self.eval.bots)]:
+        teacher = [self.pretrain.teacher]
+        for name, bots in [("pool.bots", self.pool.bots), ("eval.bots", self.eval.bots),
+                           ("pretrain.teacher", teacher)]:  # fmt: skip
             for bot in bots:
                 if bot not in agent_names():
                     raise ConfigError(

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from splut_env.agents import Agent, make_agent
+from splut_env.bots import evaluate
 from splut_env.gym_env import SplutGymEnv
 from splut_env.policy import BoardNet, PolicyAgent
 from training.config import NetworkConfig, PoolConfig
@@ -89,6 +90,8 @@ class SelfPlayEnv(gymnasium.Wrapper):
         pool: PoolConfig,
         network: NetworkConfig,
         seed: int = 0,
+        shaping: float = 0.0,
+        gamma: float = 0.99,
     ) -> None:
         super().__init__(SplutGymEnv(num_players=num_players, max_turns=max_turns))
         torch.set_num_threads(1)
@@ -99,6 +102,8 @@ class SelfPlayEnv(gymnasium.Wrapper):
         self._snapshots: dict[str, PolicyAgent] = {}
         self._order: list[str] = []
         self._opponents: list[str] = []
+        self.shaping, self.gamma = shaping, gamma
+        self._phi = 0.0
 
     def set_pool(self, snapshots: Sequence[Snapshot]) -> None:
         """Receive the current pool (weights are only rebuilt for new snapshots)."""
@@ -134,6 +139,7 @@ class SelfPlayEnv(gymnasium.Wrapper):
         )
         obs, info = self.env.reset(seed=seed, options=options)
         info["opponents"] = list(self._opponents)
+        self._phi = self._potential(False)
         return obs, info
 
     def step(self, action):
@@ -141,7 +147,17 @@ class SelfPlayEnv(gymnasium.Wrapper):
         info["opponents"] = list(self._opponents)
         if terminated or truncated:
             info["outcome"] = reward
+        if self.shaping:
+            phi = self._potential(terminated or truncated)
+            reward += self.shaping * (self.gamma * phi - self._phi)
+            self._phi = phi
         return obs, reward, terminated, truncated, info
+
+    def _potential(self, over: bool) -> float:
+        if over or not self.shaping:
+            return 0.0
+        base = self.env.unwrapped
+        return max(-5.0, min(5.0, evaluate(base.state, base.seat)))
 
     def action_masks(self) -> np.ndarray:
         return self.env.unwrapped.action_masks()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import platform
 import shutil
 import signal
@@ -30,7 +31,7 @@ import torch
 import yaml
 
 from splut_env.agents import make_agent, play_game
-from splut_env.policy import PolicyAgent, read_meta, write_meta
+from splut_env.policy import PolicyAgent, export_player, read_meta, write_meta
 from training.config import ConfigError, TrainConfig, apply_overrides, load_config, parse_config
 from training.config import to_dict as config_dict
 from training.selfplay import SelfPlayEnv, SnapshotPool, opponent_kind, policy_kwargs
@@ -41,9 +42,11 @@ from training.stats import wilson
 
 def make_env_fn(config: TrainConfig, rank: int):
     def make() -> SelfPlayEnv:
+        # Environment processes leave Ctrl-C to the main one, which checkpoints and stops.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         return SelfPlayEnv(
             config.num_players, config.max_turns, config.pool, config.network,
-            seed=config.seed * 1000 + rank,
+            seed=config.seed * 1000 + rank, shaping=config.reward.shaping, gamma=config.ppo.gamma,
         )  # fmt: skip
 
     return make
@@ -181,6 +184,14 @@ def main(argv: list[str] | None = None) -> Path:
             policy_kwargs=policy_kwargs(config.network), tensorboard_log=str(run_dir / "tb"),
             device="cpu",
         )  # fmt: skip
+    if not args.resume and config.pretrain.games > 0:
+        from training.pretrain import fit, generate
+
+        started = time.time()
+        data = generate(config, workers=max(1, min(config.n_envs, os.cpu_count() or 1)))
+        trainer["pretrain"] = fit(model.policy, data, config)
+        trainer["wall_seconds"] += time.time() - started
+        del data
     if not pool.snapshots:
         pool.add(model.policy, model.num_timesteps)
         trainer["next_snapshot"] = model.num_timesteps + config.pool.snapshot_every
@@ -202,6 +213,7 @@ def main(argv: list[str] | None = None) -> Path:
             super().__init__()
             self.recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=200))
             self.started = time.time()
+            self.base_seconds = trainer["wall_seconds"]
             self.last_checkpoint = -1
 
         def _on_training_start(self) -> None:
@@ -257,7 +269,7 @@ def main(argv: list[str] | None = None) -> Path:
             self.bar.write(f"step {steps}: checkpoint {folder}")
 
         def wall(self) -> float:
-            return trainer["wall_seconds"] + time.time() - self.started
+            return self.base_seconds + time.time() - self.started
 
         def _on_training_end(self) -> None:
             if self.last_checkpoint != self.num_timesteps:
@@ -279,16 +291,19 @@ def main(argv: list[str] | None = None) -> Path:
     final = run_dir / "final.zip"
     model.save(final)
     write_meta(final, checkpoint_meta(config, model.num_timesteps))
+    player = run_dir / "player.zip"
+    export_player(final, player)
     print(f"final evaluation: {config.eval.final_games} games per bot ...", flush=True)
     results = evaluate_policy(model.policy, config, config.eval.bots, config.eval.final_games,
                               seed=10**6)  # fmt: skip
     write_eval_csv(run_dir / "eval.csv", trainer["evals"])
     plot_learning_curve(run_dir / "learning_curve.png", trainer["evals"], config)
-    card = model_card(config, model.num_timesteps, trainer["wall_seconds"], results, final)
+    card = model_card(config, model.num_timesteps, trainer["wall_seconds"], results, player,
+                      trainer.get("pretrain"))  # fmt: skip
     (run_dir / "MODEL_CARD.md").write_text(card)
     print(card)
-    print(f"checkpoint: {final}")
-    return final
+    print(f"checkpoint: {player} (to play; {final} also holds the optimizer, to train on)")
+    return player
 
 
 # --- reports -----------------------------------------------------------------------------
@@ -327,7 +342,9 @@ def plot_learning_curve(path: Path, evals: list[dict], config: TrainConfig) -> N
     plt.close(fig)
 
 
-def model_card(config: TrainConfig, steps: int, wall: float, results: dict, path: Path) -> str:
+def model_card(
+    config: TrainConfig, steps: int, wall: float, results: dict, path: Path, pretrain: dict | None
+) -> str:
     lines = [
         f"# Model card: {config.name}",
         "",
@@ -336,6 +353,13 @@ def model_card(config: TrainConfig, steps: int, wall: float, results: dict, path
         f"- learner steps: {steps:,}; wall time: {wall / 60:.1f} min",
         f"- network: residual CNN, {config.network.blocks} blocks × {config.network.channels} "
         f"channels, {config.network.features_dim} features; MaskablePPO",
+        "- warm start: "
+        + (
+            f"imitation of {config.pretrain.teacher} over {config.pretrain.games} games "
+            f"(teacher agreement {100 * pretrain['accuracy']:.1f}%)"
+            if pretrain
+            else "none"
+        ),
         "",
         f"Evaluation: deterministic policy, {config.eval.final_games} games per bot, seats "
         f"alternated, chance {100 / config.num_players:.0f}%; 95 % Wilson intervals.",
