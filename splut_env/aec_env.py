@@ -66,9 +66,8 @@ from pettingzoo.utils import wrappers
 from splut_env.encoding import (
     NUM_ACTIONS,
     OBS_SHAPE,
-    action_mask,
     action_to_step_id,
-    observation_planes,
+    observation,
     step_id_to_action,
 )
 from splut_env.engine import SEATS, SEATS_IN_PLAY, State
@@ -170,11 +169,7 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_seat[agent]
-        return {
-            "observation": observation_planes(self.state, seat, self.max_turns),
-            "action_mask": action_mask(self.state, seat),
-        }
+        return observation(self.state, self.agent_seat[agent], self.max_turns)
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

@@ -20,9 +20,8 @@ import numpy as np
 
 from splut_env.encoding import (
     NUM_ACTIONS,
-    action_mask,
     action_to_step_id,
-    observation_planes,
+    observation,
     step_id_to_action,
 )
 from splut_env.engine import State
@@ -134,12 +133,7 @@ def play_game(
         seat = state.to_move
         k = player[seat]
         agent = agents[k]
-        obs = None
-        if agent.needs_observation:
-            obs = {
-                "observation": observation_planes(state, seat, max_turns),
-                "action_mask": action_mask(state, seat),
-            }
+        obs = observation(state, seat, max_turns) if agent.needs_observation else None
         start = time.perf_counter()
         action = agent.act(state, obs)
         record.think_seconds[k] += time.perf_counter() - start

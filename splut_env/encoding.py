@@ -135,3 +135,11 @@ def observation_planes(state: State, seat: int, max_turns: int) -> np.ndarray:
         planes[PLANE_ONE_STEP + state.steps_left - 1] = 1.0
     planes[PLANE_TURN] = min(state.turn / max_turns, 1.0)
     return planes.reshape(OBS_SHAPE)
+
+
+def observation(state: State, seat: int, max_turns: int) -> dict[str, np.ndarray]:
+    """The observation dict ``{"observation": planes, "action_mask": mask}`` of ``seat``."""
+    return {
+        "observation": observation_planes(state, seat, max_turns),
+        "action_mask": action_mask(state, seat),
+    }

@@ -31,6 +31,7 @@ from splut_env.encoding import (
     OBS_SHAPE,
     action_mask,
     action_to_step_id,
+    observation,
     observation_planes,
     step_id_to_action,
 )
@@ -174,14 +175,7 @@ class SplutGymEnv(gymnasium.Env):
                 return reward, terminated, truncated
             seat = state.to_move
             opp = self._seat_opponent[seat]
-            obs = (
-                {
-                    "observation": observation_planes(state, seat, self.max_turns),
-                    "action_mask": action_mask(state, seat),
-                }
-                if opp.needs_observation
-                else None
-            )
+            obs = observation(state, seat, self.max_turns) if opp.needs_observation else None
             action = opp.act(state, obs)
             sid = action_to_step_id(seat, int(action)) if 0 <= action < NUM_ACTIONS else -1
             if sid not in state.legal_ids():

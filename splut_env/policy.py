@@ -21,7 +21,8 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from splut_env.agents import Agent
-from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE, action_mask, observation_planes
+from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE
+from splut_env.encoding import observation as encode
 from splut_env.engine import State
 
 #: Version of the observation planes and action layout (:mod:`splut_env.encoding`); a
@@ -90,12 +91,8 @@ class PolicyAgent(Agent):
             self._rng = np.random.default_rng(seed)
 
     def act(self, state: State, observation: Mapping[str, np.ndarray] | None = None) -> int:
-        seat = state.to_move
         if observation is None:
-            observation = {
-                "observation": observation_planes(state, seat, self.max_turns),
-                "action_mask": action_mask(state, seat),
-            }
+            observation = encode(state, state.to_move, self.max_turns)
         return self.act_on(observation["observation"], observation["action_mask"])
 
     @torch.no_grad()
