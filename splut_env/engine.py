@@ -80,7 +80,6 @@ SEATS_IN_PLAY: dict[int, tuple[int, ...]] = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 
 # Cell codes: 0 empty, 1 rock, 2 + seat * 3 + kind for a piece.
 EMPTY, ROCK = 0, 1
 CELL_KIND: tuple[int, ...] = (-1, -1, *tuple(k for _ in range(4) for k in range(3)))
-CELL_SEAT: tuple[int, ...] = (-1, -1, *tuple(s for s in range(4) for _ in range(3)))
 _STOPS_THROW = tuple(c == ROCK or CELL_KIND[c] == TROLL for c in range(14))
 
 #: Start squares per seat: (rock, wizard, troll, dwarf), by the set-up table of the rules.

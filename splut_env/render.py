@@ -12,7 +12,6 @@ import numpy as np
 from splut_env.engine import EMPTY, KINDS, NUM_SQUARES, ROCK, SEATS, SQUARE_XY, State
 from splut_env.notation import format_spn
 
-SEAT_NAMES = ("south", "west", "north", "east")
 SEAT_COLOURS = ("red", "blue", "green", "yellow")
 _ANSI = {0: "\x1b[1;31m", 1: "\x1b[1;34m", 2: "\x1b[1;32m", 3: "\x1b[1;33m"}
 _ANSI_ROCK, _ANSI_LOCKED, _ANSI_LEV, _ANSI_DIM, _ANSI_RESET = (

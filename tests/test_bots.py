@@ -7,7 +7,7 @@ from conftest import spn
 
 from splut_env import make_agent, rules
 from splut_env.agents import play_game
-from splut_env.bots import GreedyAgent, SearchAgent, evaluate, threatens, turn_outcomes
+from splut_env.bots import GreedyAgent, SearchAgent, evaluate, exposed, threatens, turn_outcomes
 from splut_env.notation import step_text
 
 
@@ -99,3 +99,11 @@ def test_search_levels_and_registry():
         SearchAgent("expert")
     with pytest.raises(ValueError, match="unknown agent 'search:expert'"):
         make_agent("search:expert")
+
+
+def test_exposure_counts_every_opponent_in_multiplayer_games():
+    # W moves next and cannot reach S's wizard on e3; N, moving after W, could (Tsxs).
+    state = rules.from_spn("S:e3,f2,- W:b6,b4,b5 N:h5,e6,- R:a5,e1,e5,i5 W 11 3 - - -")
+    assert not threatens(state, 0) and exposed(state, 0)
+    far = rules.from_spn("S:c3,f2,- W:b6,b4,b5 N:f8,g6,- R:a5,e1,e9,i5 W 11 3 - - -")
+    assert not exposed(far, 0)
