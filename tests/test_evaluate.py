@@ -52,6 +52,10 @@ def test_schedule_rotates_seats_and_checks_its_input():
     with pytest.raises(ValueError, match="--players must be 2, 3 or 4"):
         evaluate.schedule(["a", "b"], players=5, games=2, seed=0, max_turns=50)
     assert evaluate.labels_for(["greedy", "random", "greedy"]) == ["greedy#1", "random", "greedy#2"]
+    focused = evaluate.schedule(["a", "b", "c", "d"], 2, 2, 0, 50, focus=["a"])
+    assert sorted({tuple(sorted(s.table)) for s in focused}) == [("a", "b"), ("a", "c"), ("a", "d")]
+    three = evaluate.schedule(["a", "b", "c", "d"], 3, 3, 0, 50, focus=["a"])
+    assert all("a" in s.table for s in three) and len(three) == 9
 
 
 def test_end_to_end_two_players(tmp_path, capsys):

@@ -49,9 +49,15 @@ def labels_for(specs: Sequence[str]) -> list[str]:
 
 
 def schedule(
-    labels: Sequence[str], players: int, games: int, seed: int, max_turns: int
+    labels: Sequence[str],
+    players: int,
+    games: int,
+    seed: int,
+    max_turns: int,
+    focus: Sequence[str] | None = None,
 ) -> list[GameSpec]:
-    """Every table of ``players`` distinct agents plays ``games`` games, seats rotating."""
+    """Every table of ``players`` distinct agents plays ``games`` games, seats rotating;
+    with ``focus``, only the tables with exactly one of those agents (against the others)."""
     if players not in SEATS_IN_PLAY:
         raise ValueError(f"--players must be 2, 3 or 4, got {players}")
     if len(labels) < players:
@@ -61,7 +67,12 @@ def schedule(
     if games < 1:
         raise ValueError(f"--games must be at least 1, got {games}")
     specs = []
-    for table in itertools.combinations(labels, players):
+    tables = list(itertools.combinations(labels, players))
+    if focus:
+        tables = [t for t in tables if sum(a in focus for a in t) == 1]
+        if not tables:
+            raise ValueError(f"--opponents: no table pits {list(focus)} against other agents")
+    for table in tables:
         for g in range(games):
             r = g % players
             seated = table[r:] + table[:r]
@@ -302,6 +313,10 @@ def plot(path: Path, labels: Sequence[str], players: int, summary: dict) -> None
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", nargs="+", required=True, help="names or checkpoint paths")
+    parser.add_argument(
+        "--opponents", nargs="+", default=[],
+        help="only rate --agents against these (no games among --agents or among opponents)",
+    )  # fmt: skip
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--games", type=int, default=100, help="games per pairing / table")
     parser.add_argument("--seed", type=int, default=0)
@@ -309,12 +324,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, default=Path("runs/eval"))
     args = parser.parse_args(argv)
-    labels = labels_for(args.agents)
-    spec_of = dict(zip(labels, args.agents, strict=True))
+    specs_given = args.agents + args.opponents
+    labels = labels_for(specs_given)
+    spec_of = dict(zip(labels, specs_given, strict=True))
+    focus = labels[: len(args.agents)] if args.opponents else None
     try:
-        for spec in set(args.agents):
+        for spec in set(specs_given):
             make_agent(spec)  # fail fast on an unknown name or a bad checkpoint
-        specs = schedule(labels, args.players, args.games, args.seed, args.max_turns)
+        specs = schedule(labels, args.players, args.games, args.seed, args.max_turns, focus)
     except ValueError as err:
         parser.error(str(err))
     print(f"{len(specs)} games of {args.players} players on {args.workers} worker(s)")
