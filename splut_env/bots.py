@@ -22,10 +22,12 @@ wizard with one turn (checked exactly, by searching that turn: for the next play
 position stands, for the others as if they moved next), looking at up to 40 candidates (if
 none is safe: the best evaluation).
 
-**search** is a turn-level paranoid search with the same evaluation: at the root it keeps the
+**search** is a turn-level search with the same evaluation: at the root it keeps the
 winning/killing turns and the best ``width`` safe turns (found as greedy does); every later
-turn, ours or an opponent's, is enumerated in full; the opponents minimise our evaluation,
-we maximise it. Depth counts turns including the root; at inner nodes only the ``beam`` best
+turn, ours or an opponent's, is enumerated in full. We maximise our evaluation; with two
+players left the opponent minimises it (paranoid, i.e. minimax); with three or four, each
+opponent plays the turn that maximises its own evaluation (max-n with a static opponent
+model). Depth counts turns including the root; at inner nodes only the ``beam`` best
 turns (by static evaluation) are searched deeper. Levels:
 
 ==========  =====  =====  ====  ======================================================
@@ -255,8 +257,14 @@ class GreedyAgent(TurnPlanner):
 def _search(state: State, seat: int, depth: int, beam: int) -> float:
     if state.to_move < 0 or state.pos[seat * 3] < 0 or depth == 0:
         return evaluate(state, seat)
-    ours = state.to_move == seat
-    values = [(evaluate(st, seat), st) for _, st in turn_outcomes(state)]
+    mover = state.to_move
+    ours = mover == seat
+    outcomes = [st for _, st in turn_outcomes(state)]
+    if not ours and len(state.alive_seats()) > 2:
+        # Free-for-all: the opponent plays the turn that is best for itself.
+        best = max(outcomes, key=lambda st: evaluate(st, mover))
+        return _search(best, seat, depth - 1, beam)
+    values = [(evaluate(st, seat), st) for st in outcomes]
     values.sort(key=lambda e: e[0], reverse=ours)
     if depth == 1:
         return values[0][0]
