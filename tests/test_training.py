@@ -231,3 +231,15 @@ def test_teacher_games_and_imitation_fit():
     policy = build_policy(config.network)
     metrics = fit(policy, game, config, progress=False)
     assert metrics["accuracy"] > 0.8  # a small network memorises one game
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_smoke_training_with_more_players(tmp_path, players):
+    result = run_train("--config", "configs/smoke.yaml", "--runs", str(tmp_path),
+                       f"num_players={players}", "n_envs=1", "total_steps=128",
+                       "ppo.n_steps=64", "pretrain.games=2", "eval.final_games=1")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = tmp_path.iterdir()
+    agent = load_agent(str(run_dir / "player.zip"), num_players=players)
+    record = play_game([agent] + [make_agent("random") for _ in range(players - 1)], seed=0)
+    assert record.turns > 0
