@@ -212,6 +212,7 @@ def main(argv: list[str] | None = None) -> Path:
         def __init__(self) -> None:
             super().__init__()
             self.recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=200))
+            self.per_member: dict[str, deque] = defaultdict(lambda: deque(maxlen=200))
             self.started = time.time()
             self.base_seconds = trainer["wall_seconds"]
             self.last_checkpoint = -1
@@ -228,6 +229,7 @@ def main(argv: list[str] | None = None) -> Path:
                 if "outcome" in info:
                     for label in info["opponents"]:
                         self.recent[opponent_kind(label, latest)].append(info["outcome"])
+                        self.per_member[label].append(info["outcome"])
             self.bar.update(self.training_env.num_envs)
             steps = self.num_timesteps
             if steps >= trainer["next_snapshot"]:
@@ -248,6 +250,10 @@ def main(argv: list[str] | None = None) -> Path:
                 if outcomes:
                     rates[kind] = sum(o > 0 for o in outcomes) / len(outcomes)
                     self.logger.record(f"winrate/vs_{kind}", rates[kind])
+            for label, outcomes in self.per_member.items():
+                if outcomes and (label in pool.labels() or not label.startswith("self@")):
+                    rate = sum(o > 0 for o in outcomes) / len(outcomes)
+                    self.logger.record(f"winrate_member/{label}", rate)
             self.bar.set_postfix_str(" ".join(f"{k}:{100 * v:.0f}%" for k, v in rates.items()))
 
         def evaluate(self, steps: int) -> None:
