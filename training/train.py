@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> Path:
             run_dir = args.runs / f"{config.name}__seed{config.seed}__{stamp}"
             run_dir.mkdir(parents=True)
             trainer = {"steps": 0, "wall_seconds": 0.0, "next_snapshot": 0,
-                       "next_eval": config.eval.every, "next_checkpoint": config.checkpoint_every,
+                       "next_eval": 0, "next_checkpoint": config.checkpoint_every,
                        "evals": []}  # fmt: skip
     except (ConfigError, FileNotFoundError, ValueError, OSError) as err:
         parser.error(str(err))
