@@ -101,6 +101,11 @@ def checkpoint_meta(config: TrainConfig, steps: int) -> dict:
             "run": config.name, "seed": config.seed}  # fmt: skip
 
 
+def next_multiple(steps: int, every: int) -> int:
+    """The first multiple of ``every`` after ``steps``."""
+    return (steps // every + 1) * every
+
+
 def latest_checkpoint(path: Path) -> Path:
     """``path`` if it is a checkpoint folder, else the newest checkpoint of a run folder."""
     if (path / "trainer.json").is_file():
@@ -194,7 +199,7 @@ def main(argv: list[str] | None = None) -> Path:
         del data
     if not pool.snapshots:
         pool.add(model.policy, model.num_timesteps)
-        trainer["next_snapshot"] = model.num_timesteps + config.pool.snapshot_every
+        trainer["next_snapshot"] = next_multiple(model.num_timesteps, config.pool.snapshot_every)
     vec_env.env_method("set_pool", pool.payload())
 
     stop = {"requested": False}
@@ -233,14 +238,14 @@ def main(argv: list[str] | None = None) -> Path:
             self.bar.update(self.training_env.num_envs)
             steps = self.num_timesteps
             if steps >= trainer["next_snapshot"]:
-                trainer["next_snapshot"] = steps + config.pool.snapshot_every
+                trainer["next_snapshot"] = next_multiple(steps, config.pool.snapshot_every)
                 pool.add(self.model.policy, steps)
                 self.training_env.env_method("set_pool", pool.payload())
             if steps >= trainer["next_eval"]:
-                trainer["next_eval"] = steps + config.eval.every
+                trainer["next_eval"] = next_multiple(steps, config.eval.every)
                 self.evaluate(steps)
             if steps >= trainer["next_checkpoint"] or stop["requested"]:
-                trainer["next_checkpoint"] = steps + config.checkpoint_every
+                trainer["next_checkpoint"] = next_multiple(steps, config.checkpoint_every)
                 self.checkpoint(steps)
             return not stop["requested"]
 
