@@ -34,6 +34,7 @@ __all__ = [
     "legal_steps",
     "perft",
     "play",
+    "step_id",
     "to_spn",
     "winner",
 ]
