@@ -67,6 +67,7 @@ from splut_env.encoding import (
     NUM_ACTIONS,
     OBS_SHAPE,
     action_to_step_id,
+    legal_step_id,
     observation,
     step_id_to_action,
 )
@@ -178,8 +179,8 @@ class raw_env(AECEnv, EzPickle):
             return
         state = self.state
         seat = self.agent_seat[agent]
-        sid = action_to_step_id(seat, action) if _is_action(action) else -1
-        if sid not in state.legal_ids():
+        sid = legal_step_id(state, seat, action)
+        if sid < 0:
             raise IllegalStepError(
                 f"illegal action {action!r} for {agent} (seat {SEATS[seat]}) in position "
                 f"{format_spn(state)!r}: expected a legal action of the mask"
@@ -224,7 +225,3 @@ class raw_env(AECEnv, EzPickle):
 
     def close(self) -> None:
         self._renderer.close()
-
-
-def _is_action(action: Any) -> bool:
-    return isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from splut_env.encoding import (
-    NUM_ACTIONS,
-    action_to_step_id,
+    legal_step_id,
     observation,
     step_id_to_action,
 )
@@ -138,8 +137,8 @@ def play_game(
         action = agent.act(state, obs)
         record.think_seconds[k] += time.perf_counter() - start
         record.decisions[k] += 1
-        step = action_to_step_id(seat, int(action)) if 0 <= action < NUM_ACTIONS else -1
-        if step not in state.legal_ids():
+        step = legal_step_id(state, seat, action)
+        if step < 0:
             raise IllegalStepError(
                 f"agent {agent!r} (player_{k}) chose illegal action {action!r} in position "
                 f"{format_spn(state)!r}"

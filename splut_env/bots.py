@@ -56,6 +56,7 @@ from splut_env.engine import (
     NUM_SQUARES,
     ROCK,
     SQUARE_XY,
+    STOPS_THROW,
     TROLL_BASE,
     WIZARD,
     State,
@@ -110,7 +111,7 @@ def _kill_throws(state: State, seat: int) -> int:
             continue
         for td in range(4):
             f = NEIGHBOUR[td][t]
-            if f < 0 or (f != x and (cells[f] == ROCK or CELL_KIND[cells[f]] == 1)):
+            if f < 0 or (f != x and STOPS_THROW[cells[f]]):
                 continue
             c = cells[state._flight(t, td, x)]
             if c >= 2 and CELL_KIND[c] == WIZARD and (c - 2) // 3 != seat:

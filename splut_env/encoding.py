@@ -88,6 +88,19 @@ def action_to_step_id(seat: int, action: int) -> int:
     return UNROTATE_ID[seat][action]
 
 
+def legal_step_id(state: State, seat: int, action: object) -> int:
+    """The engine step id of ``action`` if it is a legal action of ``seat`` (to move) in
+    ``state``, else -1 (wrong type, out of range, or illegal)."""
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        action = action.item()
+    if not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+        return -1
+    if state.to_move != seat:
+        return -1
+    sid = UNROTATE_ID[seat][action]
+    return sid if sid in state.legal_ids() else -1
+
+
 def action_mask(state: State, seat: int) -> np.ndarray:
     """``int8[196]`` with ones on the legal actions of ``seat`` (all zero if not to move)."""
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)

@@ -80,7 +80,8 @@ SEATS_IN_PLAY: dict[int, tuple[int, ...]] = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 
 # Cell codes: 0 empty, 1 rock, 2 + seat * 3 + kind for a piece.
 EMPTY, ROCK = 0, 1
 CELL_KIND: tuple[int, ...] = (-1, -1, *tuple(k for _ in range(4) for k in range(3)))
-_STOPS_THROW = tuple(c == ROCK or CELL_KIND[c] == TROLL for c in range(14))
+#: Cell codes a thrown rock cannot enter first (a rock or a troll): that direction is blocked.
+STOPS_THROW = tuple(c == ROCK or CELL_KIND[c] == TROLL for c in range(14))
 
 #: Start squares per seat: (rock, wizard, troll, dwarf), by the set-up table of the rules.
 START: tuple[tuple[int, int, int, int], ...] = tuple(
@@ -330,7 +331,7 @@ class State:
                 elif c == ROCK:
                     for td in range(4):
                         f = NEIGHBOUR[td][t]
-                        if f >= 0 and (f == x or not _STOPS_THROW[cells[f]]):
+                        if f >= 0 and (f == x or not STOPS_THROW[cells[f]]):
                             out.append(tid + 2 + td)
         # Dwarf.
         x = pos[base + 2]

@@ -31,6 +31,7 @@ from splut_env.encoding import (
     OBS_SHAPE,
     action_mask,
     action_to_step_id,
+    legal_step_id,
     observation,
     observation_planes,
     step_id_to_action,
@@ -137,8 +138,8 @@ class SplutGymEnv(gymnasium.Env):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         state = self.state
-        sid = action_to_step_id(self.seat, int(action)) if 0 <= action < NUM_ACTIONS else -1
-        if sid not in state.legal_ids():
+        sid = legal_step_id(state, self.seat, action)
+        if sid < 0:
             message = (
                 f"illegal action {action!r} for seat {SEATS[self.seat]} in position "
                 f"{format_spn(state)!r}: expected one with action_masks() true"
@@ -177,8 +178,8 @@ class SplutGymEnv(gymnasium.Env):
             opp = self._seat_opponent[seat]
             obs = observation(state, seat, self.max_turns) if opp.needs_observation else None
             action = opp.act(state, obs)
-            sid = action_to_step_id(seat, int(action)) if 0 <= action < NUM_ACTIONS else -1
-            if sid not in state.legal_ids():
+            sid = legal_step_id(state, seat, action)
+            if sid < 0:
                 raise IllegalStepError(
                     f"opponent {opp!r} (seat {SEATS[seat]}) chose illegal action {action!r} "
                     f"in position {format_spn(state)!r}"
