@@ -8,4 +8,4 @@ PYTHON=${PYTHON:-python3}
 pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 # The CPU build of torch first, pinned: an unpinned torch can pull a multi-GB CUDA build.
 "${pip[@]}" "torch==2.13.0"
-"${pip[@]}" -e ".[dev,train]"
+"${pip[@]}" -e ".[dev,train,web]"

@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# Set up (scripts/setup.sh), lint, and run the whole test suite on both cores.
+# Set up (scripts/setup.sh and Debian's chromium), lint, and run the whole test suite on both
+# cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The browser test drives Debian's chromium through Playwright (no browser download).
+if ! command -v chromium >/dev/null; then
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/python -m pytest -n 2 "$@"

@@ -10,36 +10,9 @@ import argparse
 import time
 from pathlib import Path
 
-from splut_env import rules
 from splut_env.engine import State
+from splut_env.game import positions, read_games
 from splut_env.render import render_ansi, render_rgb
-
-
-def read_games(path: Path) -> list[tuple[str, list[str]]]:
-    """The ``(start SPN, steps)`` of every game in a log; errors name the file and line."""
-    games = []
-    for n, line in enumerate(path.read_text().splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        if "|" not in line:
-            raise ValueError(f"{path}:{n}: expected '<start SPN> | <steps>', got {line[:80]!r}")
-        spn, steps = line.split("|", 1)
-        games.append((spn.strip(), steps.split()))
-    return games
-
-
-def positions(start: str, steps: list[str], where: str = "game") -> list[State]:
-    """Every position of a game, the start included; a bad step raises naming its number."""
-    try:
-        states = [rules.from_spn(start)]
-    except ValueError as err:
-        raise ValueError(f"{where}: start position: {err}") from err
-    for k, step in enumerate(steps, start=1):
-        try:
-            states.append(rules.play(states[-1], step))
-        except ValueError as err:
-            raise ValueError(f"{where}: step {k}: {err}") from err
-    return states
 
 
 def save_gif(states: list[State], path: Path, ms_per_step: int = 400) -> None:

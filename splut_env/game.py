@@ -1,0 +1,336 @@
+"""A game between humans and agents, one step at a time, and the game-log format.
+
+:class:`Game` is the model behind the terminal (:mod:`splut_env.play`) and browser
+(:mod:`splut_env.web`) front ends: it holds who sits where, the history of positions (for
+undo), checks every human step against the rules, asks agents for theirs, and saves or loads
+the game as a log.
+
+A game log holds one game per line, ``<start SPN> | <steps>``; lines starting with ``#`` are
+comments (:func:`read_games`). ``training.evaluate`` writes the same format and
+``training.replay`` plays it back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from splut_env.agents import Agent, make_agent
+from splut_env.encoding import legal_step_id, observation
+from splut_env.engine import (
+    DIRS,
+    NEIGHBOUR,
+    SEATS,
+    SQUARE_NAMES,
+    TROLL,
+    WIZARD,
+    State,
+    decode_id,
+)
+from splut_env.notation import IllegalStepError, format_spn, parse_step, step_text
+from splut_env.render import SEAT_COLOURS
+from splut_env.rules import from_spn, play
+
+HUMAN = "human"
+PIECE_NAMES = ("wizard", "troll", "dwarf")
+DIR_NAMES = {"n": "north", "e": "east", "s": "south", "w": "west"}
+
+
+def read_games(path: str | Path) -> list[tuple[str, list[str]]]:
+    """The ``(start SPN, steps)`` of every game in a log file; errors name the file and line."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"cannot read game log {str(path)!r}: {err}") from err
+    return parse_games(text, str(path))
+
+
+def parse_games(text: str, where: str = "game log") -> list[tuple[str, list[str]]]:
+    """:func:`read_games` on text; ``where`` names the source in errors."""
+    games = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        if "|" not in line:
+            raise ValueError(f"{where}:{n}: expected '<start SPN> | <steps>', got {line[:80]!r}")
+        spn, steps = line.split("|", 1)
+        games.append((spn.strip(), steps.split()))
+    return games
+
+
+def positions(start: str, steps: Sequence[str], where: str = "game") -> list[State]:
+    """Every position of a game, the start included; a bad step raises naming its number."""
+    try:
+        states = [from_spn(start)]
+    except ValueError as err:
+        raise ValueError(f"{where}: start position: {err}") from err
+    for k, step in enumerate(steps, start=1):
+        try:
+            states.append(play(states[-1], step))
+        except ValueError as err:
+            raise ValueError(f"{where}: step {k}: {err}") from err
+    return states
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    """What a step does, for front ends: the piece, where it goes, and its option."""
+
+    text: str
+    piece: str  # "W", "T" or "D"
+    src: str  # square names
+    dst: str
+    option: str  # "move", "pull", "throw" or "levitate"
+    throw: str | None = None  # throw direction n/e/s/w
+    rock: str | None = None  # square of the levitated rock
+
+    def describe(self) -> str:
+        """The step in words, e.g. ``troll f2 -> f3, throws the rock north``."""
+        words = f"{PIECE_NAMES['WTD'.index(self.piece)]} {self.src} -> {self.dst}"
+        if self.option == "pull":
+            return words + ", pulls the rock behind it"
+        if self.option == "throw":
+            return words + f", throws the rock {DIR_NAMES[self.throw or 'n']}"
+        if self.option == "levitate":
+            return words + f", levitates the rock on {self.rock}"
+        return words
+
+
+def step_info(state: State, step: int) -> StepInfo:
+    """Describe legal step ``step`` (an engine id) of the player to move in ``state``."""
+    kind, d, extra = decode_id(step)
+    src = state.pos[state.to_move * 3 + kind]
+    dst = NEIGHBOUR[d][src]
+    info = {"text": step_text(step), "piece": "WTD"[kind], "src": SQUARE_NAMES[src]}
+    info["dst"] = SQUARE_NAMES[dst]
+    if kind == WIZARD and extra >= 0:
+        return StepInfo(**info, option="levitate", rock=SQUARE_NAMES[extra])
+    if kind == TROLL and extra == 1:
+        return StepInfo(**info, option="pull")
+    if kind == TROLL and extra >= 2:
+        return StepInfo(**info, option="throw", throw=DIRS[extra - 2])
+    return StepInfo(**info, option="move")
+
+
+class Game:
+    """A game of 2-4 players, each ``"human"`` or an agent (a name such as ``"search:easy"``,
+    a checkpoint path, or an :class:`Agent`). ``player_k`` sits at the k-th seat in play."""
+
+    def __init__(
+        self,
+        players: Sequence[str | Agent],
+        start_spn: str | None = None,
+        steps: Sequence[str] = (),
+        max_turns: int = 200,
+        seed: int | None = None,
+    ) -> None:
+        start = from_spn(start_spn) if start_spn else None
+        n = len(start.seats) if start else len(players)
+        if start is None and n not in (2, 3, 4):
+            raise ValueError(f"a game has 2, 3 or 4 players, got {n}: {list(players)!r}")
+        if len(players) != n:
+            raise ValueError(f"{len(players)} players given for a {n}-player position")
+        if not isinstance(max_turns, int) or max_turns < 1:
+            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
+        self.labels = [p if isinstance(p, str) else p.name for p in players]
+        self.agents: list[Agent | None] = []
+        for k, p in enumerate(players):
+            if p == HUMAN:
+                self.agents.append(None)
+            else:
+                agent = make_agent(p, seed=None if seed is None else seed * 7919 + k)
+                agent.reset(None if seed is None else seed * 7919 + k)
+                self.agents.append(agent)
+        self.max_turns = max_turns
+        self.states = [start or State.initial(n)]
+        self.steps: list[str] = []
+        self.movers: list[int] = []  # player index of every step
+        self.started = time.monotonic()
+        for k, step in enumerate(steps, start=1):
+            try:
+                self._apply(step)
+            except ValueError as err:
+                raise ValueError(f"step {k} of the loaded game: {err}") from err
+
+    # --- who and what --------------------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        """The current position (do not mutate it)."""
+        return self.states[-1]
+
+    @property
+    def num_players(self) -> int:
+        return len(self.labels)
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return tuple(self.states[0].seats)
+
+    def player_of(self, seat: int) -> int:
+        return self.seats.index(seat)
+
+    def seat_name(self, player: int) -> str:
+        """E.g. ``S (red, human)``."""
+        seat = self.seats[player]
+        return f"{SEATS[seat]} ({SEAT_COLOURS[seat]}, {self.labels[player]})"
+
+    def is_over(self) -> bool:
+        """Won, or stopped at the turn limit."""
+        return self.state.is_over() or self.state.turn > self.max_turns
+
+    def to_move(self) -> int | None:
+        """The player index to move, ``None`` once the game is over."""
+        return None if self.is_over() else self.player_of(self.state.to_move)
+
+    def human_to_move(self) -> bool:
+        k = self.to_move()
+        return k is not None and self.agents[k] is None
+
+    def winner(self) -> int | None:
+        """The winning player index, or ``None`` (game on, or ended without a winner)."""
+        w = self.state.winner()
+        return self.player_of(w) if w >= 0 else None
+
+    def legal_steps(self) -> list[StepInfo]:
+        """The legal steps of the player to move, sorted by text; empty once over."""
+        if self.is_over():
+            return []
+        infos = [step_info(self.state, i) for i in self.state.legal_ids()]
+        return sorted(infos, key=lambda s: s.text)
+
+    # --- moving ----------------------------------------------------------------------------
+
+    def _apply(self, step: str) -> str:
+        if self.is_over():
+            raise IllegalStepError(f"illegal step {step!r}: the game is over")
+        mover = self.player_of(self.state.to_move)
+        self.states.append(play(self.state, step))
+        text = step_text(parse_step(step))
+        self.steps.append(text)
+        self.movers.append(mover)
+        return text
+
+    def play(self, step: str) -> str:
+        """Play a human's step given in notation; raises :class:`InvalidNotationError` or
+        :class:`IllegalStepError` (both ``ValueError``) and changes nothing then."""
+        if not self.is_over() and not self.human_to_move():
+            k = self.to_move()
+            raise IllegalStepError(
+                f"step {step!r}: it is {self.seat_name(k)}'s turn, not a human's"  # type: ignore[arg-type]
+            )
+        return self._apply(step)
+
+    def agent_step(self) -> str:
+        """Let the agent to move choose and play one step; returns it."""
+        k = self.to_move()
+        if k is None:
+            raise IllegalStepError("the game is over")
+        agent = self.agents[k]
+        if agent is None:
+            raise IllegalStepError(f"{self.seat_name(k)} is a human: play() their step")
+        return self._apply(step_text(self._choose(agent)))
+
+    def _choose(self, agent: Agent) -> int:
+        state, seat = self.state, self.state.to_move
+        obs = observation(state, seat, self.max_turns) if agent.needs_observation else None
+        action = agent.act(state.copy(), obs)
+        step = legal_step_id(state, seat, action)
+        if step < 0:
+            raise IllegalStepError(
+                f"agent {agent!r} chose illegal action {action!r} in {format_spn(state)!r}"
+            )
+        return step
+
+    def hint(self, agent: str | Agent | None = None) -> str:
+        """The step ``agent`` would play for the player to move (default: the first agent at
+        the table, else ``search:easy``)."""
+        if self.is_over():
+            raise IllegalStepError("the game is over: no hint")
+        if agent is None:
+            agent = next((a for a in self.agents if a is not None), None) or "search:easy"
+        return step_text(self._choose(make_agent(agent, seed=len(self.steps))))
+
+    def undo(self) -> list[str]:
+        """Take back the last human step and every agent step after it (all agents' steps
+        when no human has moved); returns the steps taken back, last first."""
+        humans = [k for k, a in enumerate(self.agents) if a is None]
+        undone: list[str] = []
+        while self.steps:
+            undone.append(self.steps.pop())
+            self.states.pop()
+            if self.movers.pop() in humans:
+                break
+        for agent in self.agents:
+            if agent is not None:
+                agent.reset(None)
+        return undone
+
+    # --- logs ----------------------------------------------------------------------------
+
+    def log_text(self) -> str:
+        """The game as a one-game log (see :func:`read_games`)."""
+        seats = " ".join(f"{SEATS[s]}={p}" for s, p in zip(self.seats, self.labels, strict=True))
+        return (
+            "# splut-env game log: one game per line, '<start SPN> | <steps>'\n"
+            f"# players: {seats}; {self.result_text()}\n"
+            f"{format_spn(self.states[0])} | {' '.join(self.steps)}\n"
+        )
+
+    def save(self, path: str | Path) -> Path:
+        """Write :meth:`log_text` to ``path`` (folders created)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.log_text())
+        return path
+
+    @classmethod
+    def load(
+        cls, path: str | Path, players: Sequence[str | Agent], game: int = -1, **kwargs
+    ) -> Game:
+        """The game ``game`` (default: the last) of a log file, continued by ``players``."""
+        games = read_games(path)
+        if not games:
+            raise ValueError(f"game log {str(path)!r} holds no game")
+        try:
+            start, steps = games[game]
+        except IndexError:
+            raise ValueError(
+                f"game log {str(path)!r} has {len(games)} game(s), no {game}"
+            ) from None
+        try:
+            return cls(players, start_spn=start, steps=steps, **kwargs)
+        except ValueError as err:
+            raise ValueError(f"{path}: {err}") from err
+
+    # --- summary -------------------------------------------------------------------------
+
+    def result_text(self) -> str:
+        if not self.is_over():
+            return f"in progress, turn {self.state.turn}"
+        w = self.winner()
+        if w is not None:
+            return f"{self.seat_name(w)} wins after {self.state.turn} turns"
+        return f"no winner after {min(self.state.turn, self.max_turns)} turns"
+
+    def summary(self) -> str:
+        """A few lines: the result, who was eliminated when, steps per player."""
+        lines = [f"Result: {self.result_text()}"]
+        alive = set(self.states[0].alive_seats())
+        for k in range(1, len(self.states)):
+            now = set(self.states[k].alive_seats())
+            for seat in sorted(alive - now):
+                who = self.seat_name(self.player_of(seat))
+                lines.append(
+                    f"  {who} eliminated by step {k} ({self.steps[k - 1]}, turn "
+                    f"{self.states[k - 1].turn})"
+                )
+            alive = now
+        for k in range(self.num_players):
+            lines.append(f"  {self.seat_name(k)}: {self.movers.count(k)} steps")
+        minutes, seconds = divmod(int(time.monotonic() - self.started), 60)
+        lines.append(f"  {len(self.steps)} steps in {minutes} min {seconds} s")
+        return "\n".join(lines)

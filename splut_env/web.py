@@ -1,0 +1,252 @@
+"""Play Splut! in the browser: ``python -m splut_env.web [--port 8000] [--agent ckpt.zip]``.
+
+A local FastAPI server (bound to 127.0.0.1 unless ``--host`` says otherwise) serving one
+page: the board in SVG, any seat a human or an agent, the agents' steps animated one at a
+time, the step log with a download link. Every request is checked against the rules API:
+unknown games are 404, a request made for an older position (its ``ply`` is not the
+game's) or out of turn is 409, an illegal or malformed step is 422; none changes anything.
+Each game has its own id and lock, so several games run at once.
+
+JSON API (all under ``/api``): ``GET options``; ``POST games`` ``{"players": [...], "seed"}``;
+``GET games/{id}``; ``POST games/{id}/step`` ``{"step": "Dn", "ply": 0}``;
+``POST games/{id}/agent-step`` ``{"ply": 1}``; ``POST games/{id}/undo`` ``{"ply": 3}``;
+``GET games/{id}/log`` (the step log as a file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import threading
+import uuid
+from collections import OrderedDict
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+try:
+    from fastapi import FastAPI, HTTPException
+    from fastapi.responses import FileResponse, PlainTextResponse, Response
+    from fastapi.staticfiles import StaticFiles
+    from pydantic import BaseModel, Field
+except ImportError as err:  # pragma: no cover - depends on the install
+    raise ImportError(
+        f"the browser front end needs FastAPI and uvicorn ({err}): pip install 'splut-env[web]'"
+    ) from err
+
+from splut_env.agents import agent_names
+from splut_env.engine import KINDS, SEATS, SQUARE_NAMES
+from splut_env.game import HUMAN, Game
+from splut_env.notation import format_spn
+from splut_env.render import SEAT_COLOURS
+
+STATIC = Path(__file__).parent / "static"
+
+
+class NewGame(BaseModel):
+    players: list[str] = Field(min_length=2, max_length=4)
+    seed: int | None = None
+    max_turns: int = Field(default=200, ge=1, le=1000)
+
+
+class StepRequest(BaseModel):
+    step: str = Field(max_length=16)
+    ply: int = Field(ge=0)
+
+
+class PlyRequest(BaseModel):
+    ply: int = Field(ge=0)
+
+
+def game_view(gid: str, game: Game) -> dict[str, Any]:
+    """Everything the page draws, as JSON."""
+    state = game.state
+    alive = set(state.alive_seats())
+    players = [
+        {
+            "label": game.labels[k],
+            "seat": SEATS[s],
+            "colour": SEAT_COLOURS[s],
+            "human": game.agents[k] is None,
+            "alive": s in alive,
+        }
+        for k, s in enumerate(game.seats)
+    ]
+    pieces = [
+        {"id": KINDS[kind] + SEATS[s], "kind": KINDS[kind], "seat": SEATS[s],
+         "square": SQUARE_NAMES[state.pos[s * 3 + kind]]}
+        for s in game.seats for kind in range(3) if state.pos[s * 3 + kind] >= 0
+    ]  # fmt: skip
+    rocks = [
+        {"id": f"R{i}", "square": SQUARE_NAMES[sq], "locked": bool((state.locked >> sq) & 1),
+         "levitating": sq == state.lev}
+        for i, sq in enumerate(state.rocks)
+    ]  # fmt: skip
+    over = game.is_over()
+    return {
+        "id": gid,
+        "ply": len(game.steps),
+        "players": players,
+        "pieces": pieces,
+        "rocks": rocks,
+        "to_move": game.to_move(),
+        "human_to_move": game.human_to_move(),
+        "turn": state.turn,
+        "steps_left": 0 if over else state.steps_left,
+        "legal": [asdict(s) for s in game.legal_steps()] if game.human_to_move() else [],
+        "steps": [
+            {"text": t, "player": p, "turn": game.states[i].turn}
+            for i, (t, p) in enumerate(zip(game.steps, game.movers, strict=True))
+        ],
+        "over": over,
+        "winner": game.winner(),
+        "result": game.result_text(),
+        "spn": format_spn(state),
+    }
+
+
+class GameStore:
+    """The games being played, by id; the least recently used is dropped past ``limit``."""
+
+    def __init__(self, limit: int = 200) -> None:
+        self.limit = limit
+        self._games: OrderedDict[str, tuple[Game, threading.Lock]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, game: Game) -> str:
+        gid = uuid.uuid4().hex
+        with self._lock:
+            self._games[gid] = (game, threading.Lock())
+            while len(self._games) > self.limit:
+                self._games.popitem(last=False)
+        return gid
+
+    def get(self, gid: str) -> tuple[Game, threading.Lock]:
+        with self._lock:
+            if gid not in self._games:
+                raise HTTPException(404, f"no game {gid!r} (finished games are kept a while)")
+            self._games.move_to_end(gid)
+            return self._games[gid]
+
+
+def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> FastAPI:
+    """The web app. ``checkpoints``: checkpoint files offered as players (default: the
+    ``checkpoints/*.zip`` of the working folder, when torch is installed)."""
+    if checkpoints is None:
+        found = sorted(str(p) for p in Path("checkpoints").glob("*.zip"))
+        checkpoints = found if importlib.util.find_spec("torch") else []
+    choices = [HUMAN, *agent_names(), *checkpoints]
+    store = GameStore(max_games)
+    app = FastAPI(title="Splut!", description=__doc__)
+
+    def checked(ply: int, game: Game) -> None:
+        if ply != len(game.steps):
+            raise HTTPException(
+                409, f"stale request: made at ply {ply}, the game is at ply {len(game.steps)}"
+            )
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        return Response(status_code=204)
+
+    @app.get("/api/options")
+    def options() -> dict[str, Any]:
+        return {"players": choices, "seats": {str(n): _seats(n) for n in (2, 3, 4)}}
+
+    @app.post("/api/games", status_code=201)
+    def new_game(req: NewGame) -> dict[str, Any]:
+        bad = [p for p in req.players if p not in choices]
+        if bad:
+            raise HTTPException(422, f"unknown player(s) {bad}: expected some of {choices}")
+        try:
+            game = Game(req.players, seed=req.seed, max_turns=req.max_turns)
+        except (ValueError, OSError) as err:
+            raise HTTPException(422, str(err)) from err
+        return game_view(store.add(game), game)
+
+    @app.get("/api/games/{gid}")
+    def get_game(gid: str) -> dict[str, Any]:
+        game, lock = store.get(gid)
+        with lock:
+            return game_view(gid, game)
+
+    @app.post("/api/games/{gid}/step")
+    def human_step(gid: str, req: StepRequest) -> dict[str, Any]:
+        game, lock = store.get(gid)
+        with lock:
+            checked(req.ply, game)
+            if not game.human_to_move():
+                raise HTTPException(409, "not a human's turn: " + game.result_text())
+            try:
+                game.play(req.step)
+            except ValueError as err:
+                raise HTTPException(422, str(err)) from err
+            return game_view(gid, game)
+
+    @app.post("/api/games/{gid}/agent-step")
+    def agent_step(gid: str, req: PlyRequest) -> dict[str, Any]:
+        game, lock = store.get(gid)
+        with lock:
+            checked(req.ply, game)
+            if game.is_over() or game.human_to_move():
+                raise HTTPException(409, "not an agent's turn: " + game.result_text())
+            game.agent_step()
+            return game_view(gid, game)
+
+    @app.post("/api/games/{gid}/undo")
+    def undo(gid: str, req: PlyRequest) -> dict[str, Any]:
+        game, lock = store.get(gid)
+        with lock:
+            checked(req.ply, game)
+            if not game.undo():
+                raise HTTPException(409, "nothing to undo")
+            return game_view(gid, game)
+
+    @app.get("/api/games/{gid}/log")
+    def log(gid: str) -> PlainTextResponse:
+        game, lock = store.get(gid)
+        with lock:
+            text = game.log_text()
+        name = f"splut_{gid[:8]}_{len(game.steps)}steps.txt"
+        headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+        return PlainTextResponse(text, headers=headers)
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+def _seats(n: int) -> list[dict[str, str]]:
+    from splut_env.engine import SEATS_IN_PLAY
+
+    return [{"seat": SEATS[s], "colour": SEAT_COLOURS[s]} for s in SEATS_IN_PLAY[n]]
+
+
+def main(argv: list[str] | None = None) -> None:
+    import uvicorn
+
+    parser = argparse.ArgumentParser(
+        prog="python -m splut_env.web", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default local)")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--agent",
+        action="append",
+        metavar="CKPT",
+        help="a checkpoint offered as a player (repeatable; default: checkpoints/*.zip)",
+    )
+    args = parser.parse_args(argv)
+    for path in args.agent or []:
+        if not Path(path).is_file():
+            parser.error(f"--agent {path!r}: no such checkpoint file")
+    app = create_app(args.agent)
+    print(f"Splut! at http://{args.host}:{args.port}/  (Ctrl-C stops)")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""The browser front end's server, through FastAPI's test client."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from splut_env import rules
+from splut_env.game import parse_games
+from splut_env.web import create_app
+
+
+@pytest.fixture
+def client() -> TestClient:
+    return TestClient(create_app(checkpoints=[], max_games=3))
+
+
+def new_game(client: TestClient, *players: str, seed: int = 0) -> dict:
+    res = client.post("/api/games", json={"players": list(players), "seed": seed})
+    assert res.status_code == 201, res.text
+    return res.json()
+
+
+def test_page_and_options(client):
+    page = client.get("/")
+    assert page.status_code == 200 and '<svg id="board"' in page.text
+    assert client.get("/static/app.js").status_code == 200
+    options = client.get("/api/options").json()
+    assert options["players"][0] == "human" and "search:medium" in options["players"]
+    assert [s["seat"] for s in options["seats"]["3"]] == ["S", "W", "N"]
+
+
+def test_new_game_view(client):
+    view = new_game(client, "human", "random")
+    assert view["ply"] == 0 and view["human_to_move"] and view["to_move"] == 0
+    assert {p["id"]: p["square"] for p in view["pieces"]}["TS"] == "f2"
+    assert sorted(r["square"] for r in view["rocks"]) == ["a5", "e1", "e9", "i5"]
+    assert [s["text"] for s in view["legal"]] == ["Dn", "Tn", "Wn"]
+    assert view["legal"][0] == {
+        "text": "Dn", "piece": "D", "src": "e2", "dst": "e3", "option": "move",
+        "throw": None, "rock": None,
+    }  # fmt: skip
+    assert view["spn"] == rules.initial_spn(2)
+
+
+@pytest.mark.parametrize(
+    ("players", "detail"),
+    [
+        (["human", "nobody"], "unknown player(s) ['nobody']"),
+        (["human", "/etc/passwd.zip"], "unknown player(s)"),  # only offered checkpoints
+        (["human"], "at least 2"),
+        (["human"] * 5, "at most 4"),
+    ],
+)
+def test_bad_new_game_requests(client, players, detail):
+    res = client.post("/api/games", json={"players": players})
+    assert res.status_code == 422 and detail in res.text
+
+
+def test_steps_are_validated_and_refusals_change_nothing(client):
+    gid = new_game(client, "human", "random")["id"]
+    url = f"/api/games/{gid}"
+    res = client.post(url + "/step", json={"step": "Ds", "ply": 0})
+    assert res.status_code == 422 and "illegal step 'Ds'" in res.json()["detail"]
+    res = client.post(url + "/step", json={"step": "Q!", "ply": 0})
+    assert res.status_code == 422 and "invalid step 'Q!'" in res.json()["detail"]
+    res = client.post(url + "/step", json={"step": "Dn", "ply": 5})
+    assert res.status_code == 409 and "stale request" in res.json()["detail"]
+    assert client.post(url + "/step", json={"step": "Dn"}).status_code == 422  # no ply
+    assert client.post(url + "/agent-step", json={"ply": 0}).status_code == 409
+    assert client.get(url).json()["ply"] == 0
+    view = client.post(url + "/step", json={"step": "Dn", "ply": 0}).json()
+    assert view["ply"] == 1 and not view["human_to_move"] and view["legal"] == []
+    # The agent's turn: a human step is refused, agent steps come one at a time.
+    assert client.post(url + "/step", json={"step": "Dn", "ply": 1}).status_code == 409
+    view = client.post(url + "/agent-step", json={"ply": 1}).json()
+    assert view["ply"] == 2 and view["steps"][-1]["player"] == 1
+    assert client.post(url + "/agent-step", json={"ply": 1}).status_code == 409  # replayed
+    view = client.post(url + "/agent-step", json={"ply": 2}).json()
+    assert view["ply"] == 3 and view["human_to_move"] and view["turn"] == 3
+    assert client.get("/api/games/nope").status_code == 404
+    assert client.post("/api/games/nope/step", json={"step": "Dn", "ply": 0}).status_code == 404
+
+
+def test_undo_and_log_download(client):
+    gid = new_game(client, "human", "greedy")["id"]
+    url = f"/api/games/{gid}"
+    client.post(url + "/step", json={"step": "Dn", "ply": 0})
+    client.post(url + "/agent-step", json={"ply": 1})
+    client.post(url + "/agent-step", json={"ply": 2})
+    log = client.get(url + "/log")
+    assert "attachment" in log.headers["content-disposition"]
+    ((start, steps),) = parse_games(log.text)
+    assert start == rules.initial_spn(2) and len(steps) == 3 and steps[0] == "Dn"
+    assert client.post(url + "/undo", json={"ply": 1}).status_code == 409  # stale
+    view = client.post(url + "/undo", json={"ply": 3}).json()
+    assert view["ply"] == 0 and view["spn"] == rules.initial_spn(2)
+    assert client.post(url + "/undo", json={"ply": 0}).status_code == 409  # nothing left
+
+
+def test_games_do_not_mix_and_old_ones_are_dropped(client):
+    a = new_game(client, "human", "random")["id"]
+    b = new_game(client, "human", "random")["id"]
+    client.post(f"/api/games/{a}/step", json={"step": "Wn", "ply": 0})
+    assert client.get(f"/api/games/{b}").json()["ply"] == 0
+    assert client.get(f"/api/games/{a}").json()["steps"][0]["text"] == "Wn"
+    new_game(client, "random", "random")
+    new_game(client, "random", "random")  # the store keeps 3: b, the least recently used, goes
+    assert client.get(f"/api/games/{b}").status_code == 404
+    assert client.get(f"/api/games/{a}").status_code == 200
+
+
+def test_agents_play_a_whole_four_player_game(client):
+    view = new_game(client, "greedy", "random", "random", "random", seed=3)
+    while not view["over"]:
+        view = client.post(f"/api/games/{view['id']}/agent-step", json={"ply": view["ply"]}).json()
+    assert view["winner"] == 0 and "S (red, greedy) wins" in view["result"]
+    assert sum(p["alive"] for p in view["players"]) == 1
+    assert view["to_move"] is None and view["steps_left"] == 0
