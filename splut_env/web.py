@@ -20,6 +20,8 @@ import importlib.util
 import threading
 import uuid
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -121,12 +123,20 @@ class GameStore:
                 self._games.popitem(last=False)
         return gid
 
-    def get(self, gid: str) -> tuple[Game, threading.Lock]:
+    @contextmanager
+    def locked(self, gid: str, ply: int | None = None) -> Iterator[Game]:
+        """Game ``gid`` held under its lock; 404 if unknown, 409 if ``ply`` is not its ply."""
         with self._lock:
             if gid not in self._games:
                 raise HTTPException(404, f"no game {gid!r} (finished games are kept a while)")
             self._games.move_to_end(gid)
-            return self._games[gid]
+            game, lock = self._games[gid]
+        with lock:
+            if ply is not None and ply != len(game.steps):
+                raise HTTPException(
+                    409, f"stale request: made at ply {ply}, the game is at ply {len(game.steps)}"
+                )
+            yield game
 
 
 def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> FastAPI:
@@ -138,12 +148,6 @@ def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> Fa
     choices = [HUMAN, *agent_names(), *checkpoints]
     store = GameStore(max_games)
     app = FastAPI(title="Splut!", description=__doc__)
-
-    def checked(ply: int, game: Game) -> None:
-        if ply != len(game.steps):
-            raise HTTPException(
-                409, f"stale request: made at ply {ply}, the game is at ply {len(game.steps)}"
-            )
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
@@ -170,15 +174,12 @@ def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> Fa
 
     @app.get("/api/games/{gid}")
     def get_game(gid: str) -> dict[str, Any]:
-        game, lock = store.get(gid)
-        with lock:
+        with store.locked(gid) as game:
             return game_view(gid, game)
 
     @app.post("/api/games/{gid}/step")
     def human_step(gid: str, req: StepRequest) -> dict[str, Any]:
-        game, lock = store.get(gid)
-        with lock:
-            checked(req.ply, game)
+        with store.locked(gid, req.ply) as game:
             if not game.human_to_move():
                 raise HTTPException(409, "not a human's turn: " + game.result_text())
             try:
@@ -189,9 +190,7 @@ def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> Fa
 
     @app.post("/api/games/{gid}/agent-step")
     def agent_step(gid: str, req: PlyRequest) -> dict[str, Any]:
-        game, lock = store.get(gid)
-        with lock:
-            checked(req.ply, game)
+        with store.locked(gid, req.ply) as game:
             if game.is_over() or game.human_to_move():
                 raise HTTPException(409, "not an agent's turn: " + game.result_text())
             game.agent_step()
@@ -199,19 +198,16 @@ def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> Fa
 
     @app.post("/api/games/{gid}/undo")
     def undo(gid: str, req: PlyRequest) -> dict[str, Any]:
-        game, lock = store.get(gid)
-        with lock:
-            checked(req.ply, game)
+        with store.locked(gid, req.ply) as game:
             if not game.undo():
                 raise HTTPException(409, "nothing to undo")
             return game_view(gid, game)
 
     @app.get("/api/games/{gid}/log")
     def log(gid: str) -> PlainTextResponse:
-        game, lock = store.get(gid)
-        with lock:
-            text = game.log_text()
-        name = f"splut_{gid[:8]}_{len(game.steps)}steps.txt"
+        with store.locked(gid) as game:
+            text, steps = game.log_text(), len(game.steps)
+        name = f"splut_{gid[:8]}_{steps}steps.txt"
         headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         return PlainTextResponse(text, headers=headers)
 
