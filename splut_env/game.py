@@ -218,10 +218,8 @@ class Game:
         """Play a human's step given in notation; raises :class:`InvalidNotationError` or
         :class:`IllegalStepError` (both ``ValueError``) and changes nothing then."""
         if not self.is_over() and not self.human_to_move():
-            k = self.to_move()
-            raise IllegalStepError(
-                f"step {step!r}: it is {self.seat_name(k)}'s turn, not a human's"  # type: ignore[arg-type]
-            )
+            who = self.seat_name(self.player_of(self.state.to_move))
+            raise IllegalStepError(f"step {step!r}: it is {who}'s turn, not a human's")
         return self._apply(step)
 
     def agent_step(self) -> str:

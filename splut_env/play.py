@@ -73,9 +73,9 @@ class TerminalGame:
                     self.say("Game stopped. " + self.game.result_text())
                     return 1
             else:
-                k = self.game.to_move()
+                who = self.game.seat_name(self.game.player_of(self.game.state.to_move))
                 step = self.game.agent_step()
-                self.say(f"\n{self.game.seat_name(k)} plays {step}")  # type: ignore[arg-type]
+                self.say(f"\n{who} plays {step}")
                 self.board()
                 if self.delay:
                     time.sleep(self.delay)
@@ -86,12 +86,9 @@ class TerminalGame:
         """Prompt until one step is played; ``False`` on quit or end of input."""
         game = self.game
         steps = game.legal_steps()
-        k = game.to_move()
         state = game.state
-        self.say(
-            f"\n{game.seat_name(k)}: turn {state.turn}, {state.steps_left} step(s) left. "  # type: ignore[arg-type]
-            "Legal steps:"
-        )
+        who = game.seat_name(game.player_of(state.to_move))
+        self.say(f"\n{who}: turn {state.turn}, {state.steps_left} step(s) left. Legal steps:")
         width = max(len(s.text) for s in steps)
         for n, s in enumerate(steps, start=1):
             self.say(f"  {n:>3}. {s.text:<{width}}  {s.describe()}")
@@ -134,7 +131,7 @@ class TerminalGame:
             except ValueError as err:
                 self.say(f"{err}\nType a step from the list, its number, or 'help'.")
                 continue
-            self.say(f"\n{game.seat_name(k)} plays {played}")  # type: ignore[arg-type]
+            self.say(f"\n{who} plays {played}")
             self.board()
             return True
 
