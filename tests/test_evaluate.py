@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from splut_env import rules
 from training import evaluate, replay
 from training.stats import elo_ratings, ffa_ratings, finishing_ranks, wilson
 
@@ -98,3 +99,22 @@ def test_bad_agent_and_corrupt_log_are_named(tmp_path, capsys):
     log.write_text("no separator here\n")
     with pytest.raises(ValueError, match=r"games\.txt:1: expected"):
         replay.read_games(log)
+
+
+def test_openings_are_shared_by_a_seat_rotation_and_differ_between_rotations():
+    specs = evaluate.schedule(["a", "b"], players=2, games=6, seed=2, max_turns=50, openings=6)
+    starts = [s.start_spn for s in specs]
+    assert starts[0] == starts[1] and starts[2] == starts[3] and starts[4] == starts[5]
+    assert len(set(starts)) == 3 and rules.initial_spn(2) not in starts
+    assert [s.table for s in specs[:2]] == [("a", "b"), ("b", "a")]
+    for start in set(starts):
+        state = rules.from_spn(start)
+        assert not rules.is_over(state) and state.turn == 4  # 1 + 2 + 3 steps played
+    again = evaluate.schedule(["a", "b"], players=2, games=6, seed=2, max_turns=50, openings=6)
+    assert [s.start_spn for s in again] == starts
+    assert evaluate.schedule(["a", "b"], 2, 2, 0, 50)[0].start_spn is None
+    with pytest.raises(ValueError, match="--openings must be 0 or more"):
+        evaluate.schedule(["a", "b"], 2, 2, 0, 50, openings=-1)
+    evaluate._init_worker({"a": "random", "b": "greedy"})
+    _, record = evaluate.run_game(specs[0])
+    assert record.start_spn == starts[0] and record.steps

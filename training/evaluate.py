@@ -7,6 +7,11 @@ rotate from game to game so that each agent plays each seat equally often (when 
 is a multiple of the player count). Game ``i`` uses the seed ``--seed * 1000003 + i``, so a run
 is reproducible whatever the number of worker processes.
 
+Deterministic agents replay the same game whenever they meet from the same seats. With
+``--openings K`` every game starts after ``K`` uniformly random steps instead (a different
+opening for each rotation of the seats, shared by the games of that rotation so each agent
+plays it from every seat), which makes the games, and so the confidence intervals, honest.
+
 Writes to ``--out``: ``summary.md`` (the tables printed at the end), ``agents.csv``,
 ``seats.csv``, ``games.txt`` (one game per line: ``<start SPN> | <steps>``; replay one with
 ``python -m training.replay``) and ``plot.png`` (2 players: the win-rate matrix; 3–4 players:
@@ -20,12 +25,14 @@ import csv
 import itertools
 import multiprocessing as mp
 import os
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from splut_env.agents import Agent, GameRecord, make_agent, play_game
-from splut_env.engine import SEATS, SEATS_IN_PLAY
+from splut_env.engine import SEATS, SEATS_IN_PLAY, State
+from splut_env.notation import format_spn
 from training.stats import elo_ratings, ffa_ratings, finishing_ranks, wilson
 
 
@@ -35,6 +42,23 @@ class GameSpec:
     table: tuple[str, ...]  # agent labels by player index
     seed: int
     max_turns: int
+    start_spn: str | None = None
+
+
+def random_opening(num_players: int, steps: int, seed: int) -> str | None:
+    """SPN after ``steps`` random legal steps from the start (a game that ends on the way is
+    replaced by another); ``None`` for ``steps == 0``."""
+    if steps <= 0:
+        return None
+    rng = random.Random(seed)
+    while True:
+        state = State.initial(num_players)
+        for _ in range(steps):
+            state.apply(rng.choice(state.legal_ids()))
+            if state.is_over():
+                break
+        if not state.is_over():
+            return format_spn(state)
 
 
 def labels_for(specs: Sequence[str]) -> list[str]:
@@ -55,9 +79,11 @@ def schedule(
     seed: int,
     max_turns: int,
     focus: Sequence[str] | None = None,
+    openings: int = 0,
 ) -> list[GameSpec]:
     """Every table of ``players`` distinct agents plays ``games`` games, seats rotating;
-    with ``focus``, only the tables with exactly one of those agents (against the others)."""
+    with ``focus``, only the tables with exactly one of those agents (against the others);
+    with ``openings``, each rotation starts from its own random opening of that many steps."""
     if players not in SEATS_IN_PLAY:
         raise ValueError(f"--players must be 2, 3 or 4, got {players}")
     if len(labels) < players:
@@ -66,18 +92,22 @@ def schedule(
         )
     if games < 1:
         raise ValueError(f"--games must be at least 1, got {games}")
+    if openings < 0:
+        raise ValueError(f"--openings must be 0 or more steps, got {openings}")
     specs = []
     tables = list(itertools.combinations(labels, players))
     if focus:
         tables = [t for t in tables if sum(a in focus for a in t) == 1]
         if not tables:
             raise ValueError(f"--opponents: no table pits {list(focus)} against other agents")
-    for table in tables:
+    for t, table in enumerate(tables):
         for g in range(games):
             r = g % players
             seated = table[r:] + table[:r]
             index = len(specs)
-            specs.append(GameSpec(index, seated, seed * 1_000_003 + index, max_turns))
+            rotation = seed * 1_000_003 + t * games + g // players
+            start = random_opening(players, openings, rotation)
+            specs.append(GameSpec(index, seated, seed * 1_000_003 + index, max_turns, start))
     return specs
 
 
@@ -97,7 +127,9 @@ def _agent(label: str) -> Agent:
 
 def run_game(spec: GameSpec) -> tuple[GameSpec, GameRecord]:
     agents = [_agent(label) for label in spec.table]
-    return spec, play_game(agents, seed=spec.seed, max_turns=spec.max_turns)
+    return spec, play_game(
+        agents, seed=spec.seed, max_turns=spec.max_turns, start_spn=spec.start_spn
+    )
 
 
 def run_games(
@@ -321,6 +353,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=100, help="games per pairing / table")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-turns", type=int, default=200)
+    parser.add_argument(
+        "--openings", type=int, default=0, metavar="K",
+        help="start each seat rotation from K random steps (0: the initial position)",
+    )  # fmt: skip
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, default=Path("runs/eval"))
     args = parser.parse_args(argv)
@@ -331,7 +367,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         for spec in set(specs_given):
             make_agent(spec)  # fail fast on an unknown name or a bad checkpoint
-        specs = schedule(labels, args.players, args.games, args.seed, args.max_turns, focus)
+        specs = schedule(
+            labels, args.players, args.games, args.seed, args.max_turns, focus, args.openings
+        )
     except ValueError as err:
         parser.error(str(err))
     print(f"{len(specs)} games of {args.players} players on {args.workers} worker(s)")
