@@ -6,7 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from splut_env import rules
-from splut_env.game import parse_games
+from splut_env.game import parse_games, positions
 from splut_env.web import create_app
 
 
@@ -117,3 +117,34 @@ def test_agents_play_a_whole_four_player_game(client):
     assert view["winner"] == 0 and "S (red, greedy) wins" in view["result"]
     assert sum(p["alive"] for p in view["players"]) == 1
     assert view["to_move"] is None and view["steps_left"] == 0
+
+
+def test_concurrent_requests_keep_games_apart_and_apply_a_ply_once(client):
+    from concurrent.futures import ThreadPoolExecutor
+
+    ids = [new_game(client, "random", "greedy", seed=k)["id"] for k in range(3)]
+
+    def play_out(gid: str) -> dict:
+        view = client.get(f"/api/games/{gid}").json()
+        while not view["over"]:
+            res = client.post(f"/api/games/{gid}/agent-step", json={"ply": view["ply"]})
+            assert res.status_code == 200, res.text
+            view = res.json()
+        return view
+
+    with ThreadPoolExecutor(3) as pool:
+        views = list(pool.map(play_out, ids))
+    for gid, view in zip(ids, views, strict=True):
+        ((start, steps),) = parse_games(client.get(f"/api/games/{gid}/log").text)
+        assert positions(start, steps)[-1] == rules.from_spn(view["spn"])
+    # The same request sent eight times at once is applied once; the others are stale.
+    gid = new_game(client, "random", "random")["id"]
+    with ThreadPoolExecutor(8) as pool:
+        codes = list(
+            pool.map(
+                lambda _: client.post(f"/api/games/{gid}/agent-step", json={"ply": 0}).status_code,
+                range(8),
+            )
+        )
+    assert sorted(codes) == [200] + [409] * 7
+    assert client.get(f"/api/games/{gid}").json()["ply"] == 1
