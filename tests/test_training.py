@@ -243,3 +243,20 @@ def test_smoke_training_with_more_players(tmp_path, players):
     agent = load_agent(str(run_dir / "player.zip"), num_players=players)
     record = play_game([agent] + [make_agent("random") for _ in range(players - 1)], seed=0)
     assert record.turns > 0
+
+
+@pytest.mark.parametrize(("name", "players"), [("splut_2p", 2), ("splut_3p", 3), ("splut_4p", 4)])
+def test_shipped_checkpoints_load_and_beat_random_players(name, players):
+    path = ROOT / "checkpoints" / f"{name}.zip"
+    assert (ROOT / "checkpoints" / f"{name}.md").is_file()  # its model card
+    agent = load_agent(str(path), num_players=players)
+    with pytest.raises(ValueError, match=f"trained for {players} players"):
+        load_agent(str(path), num_players=5 - players if players != 3 else 2)
+    wins = 0
+    for seed in range(8):
+        table = [make_agent("random", seed=seed) for _ in range(players - 1)]
+        seat = seed % players
+        table.insert(seat, agent)
+        record = play_game(table, seed=seed)
+        wins += record.winner == seat
+    assert wins >= 5, f"{name} won {wins} of 8 games against random players"
