@@ -21,6 +21,7 @@ from splut_env.agents import Agent, make_agent
 from splut_env.encoding import legal_step_id, observation
 from splut_env.engine import (
     DIRS,
+    KINDS,
     NEIGHBOUR,
     SEATS,
     SQUARE_NAMES,
@@ -29,9 +30,9 @@ from splut_env.engine import (
     State,
     decode_id,
 )
-from splut_env.notation import IllegalStepError, format_spn, parse_step, step_text
+from splut_env.notation import IllegalStepError, format_spn, step_text
 from splut_env.render import SEAT_COLOURS
-from splut_env.rules import from_spn, play
+from splut_env.rules import from_spn, play, step_id
 
 HUMAN = "human"
 PIECE_NAMES = ("wizard", "troll", "dwarf")
@@ -89,7 +90,7 @@ class StepInfo:
 
     def describe(self) -> str:
         """The step in words, e.g. ``troll f2 -> f3, throws the rock north``."""
-        words = f"{PIECE_NAMES['WTD'.index(self.piece)]} {self.src} -> {self.dst}"
+        words = f"{PIECE_NAMES[KINDS.index(self.piece)]} {self.src} -> {self.dst}"
         if self.option == "pull":
             return words + ", pulls the rock behind it"
         if self.option == "throw":
@@ -104,15 +105,14 @@ def step_info(state: State, step: int) -> StepInfo:
     kind, d, extra = decode_id(step)
     src = state.pos[state.to_move * 3 + kind]
     dst = NEIGHBOUR[d][src]
-    info = {"text": step_text(step), "piece": "WTD"[kind], "src": SQUARE_NAMES[src]}
-    info["dst"] = SQUARE_NAMES[dst]
+    option: dict[str, str] = {"option": "move"}
     if kind == WIZARD and extra >= 0:
-        return StepInfo(**info, option="levitate", rock=SQUARE_NAMES[extra])
-    if kind == TROLL and extra == 1:
-        return StepInfo(**info, option="pull")
-    if kind == TROLL and extra >= 2:
-        return StepInfo(**info, option="throw", throw=DIRS[extra - 2])
-    return StepInfo(**info, option="move")
+        option = {"option": "levitate", "rock": SQUARE_NAMES[extra]}
+    elif kind == TROLL and extra == 1:
+        option = {"option": "pull"}
+    elif kind == TROLL and extra >= 2:
+        option = {"option": "throw", "throw": DIRS[extra - 2]}
+    return StepInfo(step_text(step), KINDS[kind], SQUARE_NAMES[src], SQUARE_NAMES[dst], **option)
 
 
 class Game:
@@ -141,7 +141,7 @@ class Game:
             if p == HUMAN:
                 self.agents.append(None)
             else:
-                agent = make_agent(p, seed=None if seed is None else seed * 7919 + k)
+                agent = make_agent(p)
                 agent.reset(None if seed is None else seed * 7919 + k)
                 self.agents.append(agent)
         self.max_turns = max_turns
@@ -151,7 +151,7 @@ class Game:
         self.started = time.monotonic()
         for k, step in enumerate(steps, start=1):
             try:
-                self._apply(step)
+                self._apply(self._checked(step))
             except ValueError as err:
                 raise ValueError(f"step {k} of the loaded game: {err}") from err
 
@@ -204,15 +204,20 @@ class Game:
 
     # --- moving ----------------------------------------------------------------------------
 
-    def _apply(self, step: str) -> str:
+    def _apply(self, step: int) -> str:
+        """Play legal engine step ``step`` of the player to move; returns its notation."""
+        nxt = self.state.copy()
+        nxt.apply(step)
+        self.movers.append(self.player_of(self.state.to_move))
+        self.states.append(nxt)
+        self.steps.append(step_text(step))
+        return self.steps[-1]
+
+    def _checked(self, step: str) -> int:
+        """The engine id of ``step`` (notation) if it is legal now; raises otherwise."""
         if self.is_over():
             raise IllegalStepError(f"illegal step {step!r}: the game is over")
-        mover = self.player_of(self.state.to_move)
-        self.states.append(play(self.state, step))
-        text = step_text(parse_step(step))
-        self.steps.append(text)
-        self.movers.append(mover)
-        return text
+        return step_id(self.state, step)
 
     def play(self, step: str) -> str:
         """Play a human's step given in notation; raises :class:`InvalidNotationError` or
@@ -220,7 +225,7 @@ class Game:
         if not self.is_over() and not self.human_to_move():
             who = self.seat_name(self.player_of(self.state.to_move))
             raise IllegalStepError(f"step {step!r}: it is {who}'s turn, not a human's")
-        return self._apply(step)
+        return self._apply(self._checked(step))
 
     def agent_step(self) -> str:
         """Let the agent to move choose and play one step; returns it."""
@@ -230,7 +235,7 @@ class Game:
         agent = self.agents[k]
         if agent is None:
             raise IllegalStepError(f"{self.seat_name(k)} is a human: play() their step")
-        return self._apply(step_text(self._choose(agent)))
+        return self._apply(self._choose(agent))
 
     def _choose(self, agent: Agent) -> int:
         state, seat = self.state, self.state.to_move
@@ -262,9 +267,6 @@ class Game:
             self.states.pop()
             if self.movers.pop() in humans:
                 break
-        for agent in self.agents:
-            if agent is not None:
-                agent.reset(None)
         return undone
 
     # --- logs ----------------------------------------------------------------------------

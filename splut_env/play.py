@@ -44,7 +44,6 @@ class TerminalGame:
     def __init__(
         self,
         game: Game,
-        players: list[str],
         stdin: TextIO,
         stdout: TextIO,
         color: bool = True,
@@ -52,7 +51,7 @@ class TerminalGame:
         hint_agent: str | None = None,
         save_path: Path = Path("splut_game.txt"),
     ) -> None:
-        self.game, self.players = game, players
+        self.game = game
         self.stdin, self.stdout = stdin, stdout
         self.color, self.delay = color, delay
         self.hint_agent, self.save_path = hint_agent, save_path
@@ -65,7 +64,9 @@ class TerminalGame:
 
     def run(self) -> int:
         """Play to the end (or ``quit``/end of input); 0 when the game finished."""
-        self.say(f"Splut! {' vs '.join(self.game.seat_name(k) for k in range(len(self.players)))}")
+        self.say(
+            f"Splut! {' vs '.join(self.game.seat_name(k) for k in range(self.game.num_players))}"
+        )
         self.board()
         while not self.game.is_over():
             if self.game.human_to_move():
@@ -171,7 +172,7 @@ class TerminalGame:
             self.say("Usage: load <file>")
             return False
         try:
-            game = Game.load(arg, self.players, max_turns=self.game.max_turns)
+            game = Game.load(arg, self.game.labels, max_turns=self.game.max_turns)
         except ValueError as err:
             self.say(f"Could not load: {err}")
             return False
@@ -210,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     delay = args.delay if args.delay is not None else (0.5 if interactive else 0.0)
     color = not args.no_color and sys.stdout.isatty()
-    ui = TerminalGame(game, args.players, sys.stdin, sys.stdout, color, delay, args.hint, args.save)
+    ui = TerminalGame(game, sys.stdin, sys.stdout, color, delay, args.hint, args.save)
     try:
         return ui.run()
     except KeyboardInterrupt:

@@ -37,7 +37,7 @@ except ImportError as err:  # pragma: no cover - depends on the install
     ) from err
 
 from splut_env.agents import agent_names
-from splut_env.engine import KINDS, SEATS, SQUARE_NAMES
+from splut_env.engine import KINDS, SEATS, SEATS_IN_PLAY, SQUARE_NAMES
 from splut_env.game import HUMAN, Game
 from splut_env.notation import format_spn
 from splut_env.render import SEAT_COLOURS
@@ -216,8 +216,6 @@ def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> Fa
 
 
 def _seats(n: int) -> list[dict[str, str]]:
-    from splut_env.engine import SEATS_IN_PLAY
-
     return [{"seat": SEATS[s], "colour": SEAT_COLOURS[s]} for s in SEATS_IN_PLAY[n]]
 
 
