@@ -15,12 +15,14 @@ from splut_env.notation import IllegalStepError, InvalidNotationError
 __version__ = "0.1.0"
 
 
-def load_agent(path: str, num_players: int | None = None, deterministic: bool = True) -> Agent:
-    """A trained checkpoint as an :class:`Agent` (needs the ``[train]`` extra); see
-    :func:`splut_env.policy.load_agent`."""
+def load_agent(
+    path: str, num_players: int | None = None, deterministic: bool = True, shield: bool = False
+) -> Agent:
+    """A trained checkpoint as an :class:`Agent` (needs the ``[train]`` extra); ``shield``
+    adds the rules' one-turn safety check. See :func:`splut_env.policy.load_agent`."""
     from splut_env.policy import load_agent as _load
 
-    return _load(path, num_players=num_players, deterministic=deterministic)
+    return _load(path, num_players=num_players, deterministic=deterministic, shield=shield)
 
 
 if "splut_env/Splut-v0" not in gymnasium.registry:

@@ -62,6 +62,7 @@ class RandomAgent(Agent):
 
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
+SHIELD_SUFFIX = ":shield"
 
 
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:
@@ -76,20 +77,25 @@ def agent_names() -> list[str]:
 
 def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     """An agent from a registered name (e.g. ``"random"``, ``"search:hard"``), a checkpoint
-    path (``*.zip``, see :func:`splut_env.policy.load_agent`), or ``spec`` itself."""
+    path (``*.zip``, see :func:`splut_env.policy.load_agent`; ``*.zip:shield`` adds the
+    rules' one-turn safety check, :class:`splut_env.policy.ShieldedAgent`), or ``spec``
+    itself."""
     if isinstance(spec, Agent):
         return spec
     factory = _REGISTRY.get(spec) if isinstance(spec, str) else None
     if factory is not None:
         return factory(seed=seed)
-    if isinstance(spec, str) and (spec.endswith(".zip") or os.path.isfile(spec)):
+    shield = isinstance(spec, str) and spec.endswith(SHIELD_SUFFIX)
+    path = spec[: -len(SHIELD_SUFFIX)] if shield else spec
+    if isinstance(path, str) and (path.endswith(".zip") or os.path.isfile(path)):
         from splut_env.policy import load_agent
 
-        agent = load_agent(spec)
+        agent = load_agent(path, shield=shield)
         agent.reset(seed)
         return agent
     raise ValueError(
-        f"unknown agent {spec!r}: expected an Agent, a checkpoint path (*.zip) or one of "
+        f"unknown agent {spec!r}: expected an Agent, a checkpoint path (*.zip, or "
+        f"*.zip{SHIELD_SUFFIX}) or one of "
         f"{agent_names()}"
     )
 

@@ -21,7 +21,8 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from splut_env.agents import Agent
-from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE
+from splut_env.bots import exposed
+from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE, step_id_to_action
 from splut_env.encoding import observation as encode
 from splut_env.engine import State
 
@@ -107,6 +108,65 @@ class PolicyAgent(Agent):
         return int(self._rng.choice(NUM_ACTIONS, p=probs))
 
 
+class ShieldedAgent(Agent):
+    """A :class:`PolicyAgent` whose blunders the rules veto (an action *shield*).
+
+    At each step the shield sorts the legal steps by the best way the turn can still end
+    after them: (2) a turn that kills an opponent's wizard or wins; (1) a turn after which
+    no opponent can kill our wizard with one turn (:func:`splut_env.bots.exposed`, an exact
+    search of the next turns); (0) any other. The policy then chooses among the steps of
+    the best tier only, so it never misses a kill in one turn and never walks into one it
+    could have avoided. The shield looks at the rules alone (no evaluation heuristic) and
+    one turn ahead; everything else is the policy's choice.
+    """
+
+    needs_observation = True
+
+    def __init__(self, inner: PolicyAgent) -> None:
+        self.inner = inner
+        self.name = f"{inner.name}:shield"
+        self.meta = inner.meta
+        self._tiers: dict[tuple, int] = {}
+        self._turn = -1
+
+    def reset(self, seed: int | None = None) -> None:
+        self.inner.reset(seed)
+        self._tiers, self._turn = {}, -1
+
+    def act(self, state: State, observation: Mapping[str, np.ndarray] | None = None) -> int:
+        if observation is None:
+            observation = encode(state, state.to_move, self.inner.max_turns)
+        if state.turn != self._turn:
+            self._tiers, self._turn = {}, state.turn
+        seat, alive = state.to_move, len(state.alive_seats())
+        tiers = {i: self._after(state, i, seat, alive) for i in state.legal_ids()}
+        best = max(tiers.values())
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        for i, tier in tiers.items():
+            mask[step_id_to_action(seat, i)] = tier == best
+        return self.inner.act_on(observation["observation"], mask)
+
+    def _after(self, state: State, step: int, seat: int, alive: int) -> int:
+        """The best tier the turn can reach after ``step`` (-1: our wizard dies)."""
+        child = state.copy()
+        child.apply(step)
+        if child.turn == state.turn and child.to_move >= 0:
+            key = child.key()
+            if key not in self._tiers:
+                tier = -1
+                for i in child.legal_ids():
+                    tier = max(tier, self._after(child, i, seat, alive))
+                    if tier == 2:
+                        break
+                self._tiers[key] = tier
+            return self._tiers[key]
+        if child.pos[seat * 3] < 0:
+            return -1
+        if child.to_move < 0 or len(child.alive_seats()) < alive:
+            return 2
+        return 0 if exposed(child, seat) else 1
+
+
 def write_meta(path: str | Path, meta: Mapping[str, Any]) -> None:
     """Add the ``splut_env.json`` member to an sb3 zip saved at ``path``."""
     body = {"format": CHECKPOINT_FORMAT, "layout_version": LAYOUT_VERSION,
@@ -157,18 +217,23 @@ def load_policy(path: str | Path) -> Any:
 
 
 def load_agent(
-    path: str | Path, num_players: int | None = None, deterministic: bool = True
-) -> PolicyAgent:
-    """A checkpoint as a player. ``num_players``, if given, must be the one it was trained for."""
+    path: str | Path,
+    num_players: int | None = None,
+    deterministic: bool = True,
+    shield: bool = False,
+) -> PolicyAgent | ShieldedAgent:
+    """A checkpoint as a player. ``num_players``, if given, must be the one it was trained
+    for; ``shield`` wraps it in a :class:`ShieldedAgent`."""
     meta = read_meta(path)
     if num_players is not None and meta.get("num_players") != num_players:
         raise ValueError(
             f"{str(path)!r} was trained for {meta.get('num_players')} players, not {num_players}"
         )
-    return PolicyAgent(
+    agent = PolicyAgent(
         load_policy(path), name=Path(path).name, deterministic=deterministic, meta=meta,
         max_turns=int(meta.get("max_turns", 200)),
     )  # fmt: skip
+    return ShieldedAgent(agent) if shield else agent
 
 
 def export_player(source: str | Path, target: str | Path) -> None:

@@ -61,6 +61,10 @@ def test_shipped_configs_are_valid(config):
         ({"eval": {"bots": "greedy"}}, "eval.bots must be a list of names"),
         ({"ppo": {"batch_size": 100}}, "ppo.batch_size \\(100\\) must divide"),
         ({"n_envs": True}, "n_envs must be int"),
+        ({"pool": {"seat_weights": [1, 2, 3]}}, "pool.seat_weights must have one weight per"),
+        ({"pool": {"bot_weights": [1]}}, "pool.bot_weights must have one weight per entry"),
+        ({"pool": {"bot_weights": [0, 0]}}, "non-negative with a positive sum"),
+        ({"pool": {"bot_weights": ["a", 1]}}, "pool.bot_weights must be a list of numbers"),
     ],
 )
 def test_config_errors_name_the_field(data, message):
@@ -198,6 +202,10 @@ def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
     assert "resumed from" in second.stdout and "at step 256" in second.stdout
     last = json.loads((run_dir / "checkpoints" / "step_0000000512" / "trainer.json").read_text())
     assert last["steps"] == 512 and [e["steps"] for e in last["evals"]][1:] == [256, 512]
+    split = last["time_split"]  # seconds, summed over both runs
+    assert set(split) == {"env", "inference", "learn", "evaluate"}
+    assert all(v > 0 for v in split.values()) and split["env"] > state["time_split"]["env"]
+    assert "- self-play time: environment processes" in (run_dir / "MODEL_CARD.md").read_text()
     import torch
 
     labels = [
@@ -260,3 +268,56 @@ def test_shipped_checkpoints_load_and_beat_random_players(name, players):
         record = play_game(table, seed=seed)
         wins += record.winner == seat
     assert wins >= 5, f"{name} won {wins} of 8 games against random players"
+
+
+def test_pool_weights_choose_bots_and_learner_seats():
+    from training.selfplay import SelfPlayEnv
+
+    overrides = {"bots": ["greedy", "random"], "bot_weights": [3, 1], "seat_weights": [1, 3],
+                 "p_bots": 1.0, "p_latest": 0.0, "p_past": 0.0}  # fmt: skip
+    config = parse_config({"pool": overrides})
+    env = SelfPlayEnv(2, 200, config.pool, config.network, seed=1)
+    seats, bots = [], []
+    for k in range(400):
+        _, info = env.reset(seed=1 if k == 0 else None)
+        seats.append(env.unwrapped.seat)
+        bots.append(info["opponents"][0])
+    assert 0.65 < seats.count(2) / 400 < 0.85  # N, weighted 3:1 against S
+    assert 0.65 < bots.count("greedy") / 400 < 0.85
+
+
+def test_shield_takes_kills_and_avoids_walking_into_one():
+    """Over seeded random positions, a whole turn of the shielded agent kills when a turn
+    can kill, and otherwise ends safe whenever some turn does."""
+    from splut_env.bots import exposed, turn_outcomes
+    from splut_env.encoding import action_to_step_id
+    from splut_env.engine import State
+    from splut_env.policy import ShieldedAgent
+
+    agent = make_agent("checkpoints/splut_2p.zip:shield")
+    assert isinstance(agent, ShieldedAgent) and agent.name == "splut_2p.zip:shield"
+    rng = np.random.default_rng(3)
+    checked = {"kill": 0, "safe": 0}
+    for game in range(40):
+        state = State.initial(2)
+        for _ in range(int(rng.integers(4, 40))):
+            if state.is_over():
+                break
+            state.apply(int(rng.choice(state.legal_ids())))
+        if state.is_over():
+            continue
+        seat, turn = state.to_move, state.turn
+        outcomes = [st for _, st in turn_outcomes(state)]
+        can_kill = any(st.alive_seats() == [seat] for st in outcomes)
+        can_be_safe = any(not exposed(st, seat) for st in outcomes)
+        agent.reset(seed=game)
+        while state.turn == turn and not state.is_over():
+            action = agent.act(state)
+            state.apply(action_to_step_id(seat, action))
+        if can_kill:
+            checked["kill"] += 1
+            assert state.is_over() and state.winner() == seat
+        elif can_be_safe:
+            checked["safe"] += 1
+            assert not exposed(state, seat)
+    assert checked["kill"] >= 3 and checked["safe"] >= 10, checked

@@ -57,6 +57,11 @@ class PoolConfig:
     p_bots: float = 0.3
     """Chance that it is one of the bots (uniformly chosen)."""
     bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    bot_weights: list[float] = field(default_factory=list)
+    """Relative chance of each of ``bots`` when a bot is drawn (empty: all equal)."""
+    seat_weights: list[float] = field(default_factory=list)
+    """Relative chance that the learner plays each seat, in turn order (the first moves
+    first; empty: all equal). Weight the seats that need practice."""
 
 
 @dataclass
@@ -156,6 +161,18 @@ class TrainConfig:
             raise ConfigError(f"pool.p_latest + pool.p_past + pool.p_bots must be 1, got {total:g}")
         if self.pool.p_bots > 0 and not self.pool.bots:
             raise ConfigError("pool.bots must name at least one bot when pool.p_bots > 0")
+        for name, weights, size, what in [
+            ("pool.bot_weights", self.pool.bot_weights, len(self.pool.bots), "pool.bots"),
+            ("pool.seat_weights", self.pool.seat_weights, self.num_players, "num_players"),
+        ]:
+            if not weights:
+                continue
+            if len(weights) != size:
+                raise ConfigError(
+                    f"{name} must have one weight per entry of {what} ({size}), got {weights}"
+                )
+            if min(weights) < 0 or sum(weights) <= 0:
+                raise ConfigError(f"{name} must be non-negative with a positive sum, got {weights}")
         from splut_env.agents import agent_names
 
         teacher = [self.pretrain.teacher]
@@ -190,6 +207,13 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
             values[key] = _build(hint, value, where)
         elif hint is float and isinstance(value, int) and not isinstance(value, bool):
             values[key] = float(value)
+        elif hint == list[float]:
+            numbers = isinstance(value, list) and all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in value
+            )
+            if not numbers:
+                raise ConfigError(f"{where} must be a list of numbers, got {value!r}")
+            values[key] = [float(v) for v in value]
         elif typing.get_origin(hint) is list:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where} must be a list of names, got {value!r}")

@@ -2,7 +2,8 @@
 
 The learner plays one seat of :class:`splut_env.gym_env.SplutGymEnv` (drawn each episode);
 every other seat gets, independently, the latest snapshot (``p_latest``), an older snapshot
-(``p_past``, uniformly) or a bot (``p_bots``, uniformly). The main process keeps the
+(``p_past``, uniformly) or a bot (``p_bots``, by ``bot_weights``). The learner's seat is drawn
+by ``seat_weights`` (uniform when empty). The main process keeps the
 :class:`SnapshotPool` and sends it to the environment processes whenever it changes
 (``vec_env.env_method("set_pool", pool.payload())``).
 """
@@ -126,6 +127,8 @@ class SelfPlayEnv(gymnasium.Wrapper):
             return past[int(self._rng.integers(len(past)))]
         if not self._bots:
             return self._order[-1]
+        if cfg.bot_weights:
+            return cfg.bots[_weighted(self._rng, cfg.bot_weights, len(cfg.bots))]
         names = sorted(self._bots)
         return names[int(self._rng.integers(len(names)))]
 
@@ -137,6 +140,10 @@ class SelfPlayEnv(gymnasium.Wrapper):
         base.set_opponents(
             [self._snapshots.get(label) or self._bots[label] for label in self._opponents]
         )
+        options = dict(options or {})
+        weights = self.pool_config.seat_weights
+        if weights and "learner_seat" not in options and base.learner_seat is None:
+            options["learner_seat"] = _weighted(self._rng, weights, base.num_players)
         obs, info = self.env.reset(seed=seed, options=options)
         info["opponents"] = list(self._opponents)
         self._phi = self._potential(False)
@@ -161,6 +168,14 @@ class SelfPlayEnv(gymnasium.Wrapper):
 
     def action_masks(self) -> np.ndarray:
         return self.env.unwrapped.action_masks()
+
+
+def _weighted(rng: np.random.Generator, weights: Sequence[float], size: int) -> int:
+    """An index below ``size``, drawn by ``weights`` (uniformly when there are none)."""
+    if not weights:
+        return int(rng.integers(size))
+    p = np.asarray(weights, dtype=float)
+    return int(rng.choice(size, p=p / p.sum()))
 
 
 def opponent_kind(label: str, latest: str | None) -> str:

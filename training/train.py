@@ -52,13 +52,30 @@ def make_env_fn(config: TrainConfig, rank: int):
     return make
 
 
-def make_vec_env(config: TrainConfig):
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+def make_vec_env(config: TrainConfig, clock: dict[str, float]):
+    """The environment processes, with the seconds the learner waits on them added to
+    ``clock["env"]``."""
+    from stable_baselines3.common.vec_env import (
+        DummyVecEnv,
+        SubprocVecEnv,
+        VecEnvWrapper,
+        VecMonitor,
+    )
+
+    class TimedVecEnv(VecEnvWrapper):
+        def reset(self):
+            return self.venv.reset()
+
+        def step_wait(self):
+            started = time.perf_counter()
+            result = self.venv.step_wait()
+            clock["env"] += time.perf_counter() - started
+            return result
 
     fns = [make_env_fn(config, rank) for rank in range(config.n_envs)]
     vec = DummyVecEnv(fns) if config.n_envs == 1 else SubprocVecEnv(fns, start_method="spawn")
     vec.seed(config.seed)
-    return VecMonitor(vec)
+    return VecMonitor(TimedVecEnv(vec))
 
 
 def evaluate_policy(
@@ -172,7 +189,8 @@ def main(argv: list[str] | None = None) -> Path:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    vec_env = make_vec_env(config)
+    clock = {"env": 0.0}
+    vec_env = make_vec_env(config, clock)
     pool = SnapshotPool(config.pool.max_snapshots)
     if args.resume:
         model = MaskablePPO.load(checkpoint / "model.zip", env=vec_env, device="cpu",
@@ -197,6 +215,9 @@ def main(argv: list[str] | None = None) -> Path:
         trainer["pretrain"] = fit(model.policy, data, config)
         trainer["wall_seconds"] += time.time() - started
         del data
+    if "time_split" not in trainer:  # runs from older versions measure from here on
+        trainer["time_split"] = dict.fromkeys(["env", "inference", "learn", "evaluate"], 0.0)
+        trainer["time_split_from"] = model.num_timesteps
     if not pool.snapshots:
         pool.add(model.policy, model.num_timesteps)
         trainer["next_snapshot"] = next_multiple(model.num_timesteps, config.pool.snapshot_every)
@@ -221,10 +242,21 @@ def main(argv: list[str] | None = None) -> Path:
             self.started = time.time()
             self.base_seconds = trainer["wall_seconds"]
             self.last_checkpoint = -1
+            self.mark = time.perf_counter()
+
+        def _lap(self, key: str) -> None:
+            now = time.perf_counter()
+            trainer["time_split"][key] += now - self.mark
+            self.mark = now
+
+        def _on_rollout_start(self) -> None:
+            self._lap("learn")
+            clock["env"] = 0.0
 
         def _on_training_start(self) -> None:
             from tqdm import tqdm
 
+            self.mark = time.perf_counter()
             self.bar = tqdm(total=config.total_steps, initial=min(self.num_timesteps, config.total_steps),
                             unit="step", desc="training", dynamic_ncols=True)  # fmt: skip
 
@@ -250,6 +282,13 @@ def main(argv: list[str] | None = None) -> Path:
             return not stop["requested"]
 
         def _on_rollout_end(self) -> None:
+            self._lap("inference")
+            split = trainer["time_split"]
+            split["env"] += clock["env"]
+            split["inference"] -= clock["env"]
+            total = sum(split.values())
+            for key, seconds in split.items():
+                self.logger.record(f"time/share_{key}", seconds / total)
             rates = {}
             for kind, outcomes in sorted(self.recent.items()):
                 if outcomes:
@@ -262,6 +301,7 @@ def main(argv: list[str] | None = None) -> Path:
             self.bar.set_postfix_str(" ".join(f"{k}:{100 * v:.0f}%" for k, v in rates.items()))
 
         def evaluate(self, steps: int) -> None:
+            self._lap("inference")
             results = evaluate_policy(self.model.policy, config, config.eval.bots,
                                       config.eval.games, seed=steps)  # fmt: skip
             row = {"steps": steps, "wall_seconds": round(self.wall(), 1)}
@@ -271,18 +311,22 @@ def main(argv: list[str] | None = None) -> Path:
             trainer["evals"].append(row)
             self.bar.write(f"step {steps}: evaluation " + ", ".join(
                 f"{bot} {w}/{g}" for bot, (w, _, g) in results.items()))  # fmt: skip
+            self._lap("evaluate")
 
         def checkpoint(self, steps: int) -> None:
+            self._lap("inference")
             trainer.update(steps=steps, wall_seconds=self.wall())
             self.last_checkpoint = steps
             folder = run_dir / "checkpoints" / f"step_{steps:010d}"
             save_checkpoint(folder, self.model, pool, trainer, config)
             self.bar.write(f"step {steps}: checkpoint {folder}")
+            self._lap("evaluate")
 
         def wall(self) -> float:
             return self.base_seconds + time.time() - self.started
 
         def _on_training_end(self) -> None:
+            self._lap("learn")
             if self.last_checkpoint != self.num_timesteps:
                 self.checkpoint(self.num_timesteps)
             trainer["wall_seconds"] = self.wall()
@@ -310,7 +354,8 @@ def main(argv: list[str] | None = None) -> Path:
     write_eval_csv(run_dir / "eval.csv", trainer["evals"])
     plot_learning_curve(run_dir / "learning_curve.png", trainer["evals"], config)
     card = model_card(config, model.num_timesteps, trainer["wall_seconds"], results, player,
-                      trainer.get("pretrain"))  # fmt: skip
+                      trainer.get("pretrain"), trainer["time_split"],
+                      trainer["time_split_from"])  # fmt: skip
     (run_dir / "MODEL_CARD.md").write_text(card)
     print(card)
     print(f"checkpoint: {player} (to play; {final} also holds the optimizer, to train on)")
@@ -353,8 +398,24 @@ def plot_learning_curve(path: Path, evals: list[dict], config: TrainConfig) -> N
     plt.close(fig)
 
 
+def time_split_line(split: dict[str, float]) -> str:
+    """Where the self-play time went, e.g. ``environments 20% (rules, opponents) ...``."""
+    total = sum(split.values()) or 1.0
+    names = {"env": "environment processes (rules, opponents, shaping)",
+             "inference": "learner's policy inference and rollout bookkeeping",
+             "learn": "PPO updates", "evaluate": "periodic evaluations and checkpoints"}  # fmt: skip
+    return ", ".join(f"{names[k]} {100 * v / total:.0f}%" for k, v in split.items())
+
+
 def model_card(
-    config: TrainConfig, steps: int, wall: float, results: dict, path: Path, pretrain: dict | None
+    config: TrainConfig,
+    steps: int,
+    wall: float,
+    results: dict,
+    path: Path,
+    pretrain: dict | None,
+    time_split: dict[str, float] | None = None,
+    time_split_from: int = 0,
 ) -> str:
     lines = [
         f"# Model card: {config.name}",
@@ -362,6 +423,14 @@ def model_card(
         f"- checkpoint: `{path}` (load with `splut_env.load_agent(path)`)",
         f"- players: {config.num_players}; max turns: {config.max_turns}; seed: {config.seed}",
         f"- learner steps: {steps:,}; wall time: {wall / 60:.1f} min",
+        *(
+            [
+                f"- self-play time{f' (from step {time_split_from:,})' if time_split_from else ''}: "
+                f"{time_split_line(time_split)}"
+            ]
+            if time_split
+            else []
+        ),
         f"- network: residual CNN, {config.network.blocks} blocks × {config.network.channels} "
         f"channels, {config.network.features_dim} features; MaskablePPO",
         "- warm start: "
