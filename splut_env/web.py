@@ -36,7 +36,7 @@ except ImportError as err:  # pragma: no cover - depends on the install
         f"the browser front end needs FastAPI and uvicorn ({err}): pip install 'splut-env[web]'"
     ) from err
 
-from splut_env.agents import agent_names
+from splut_env.agents import SHIELD_SUFFIX, agent_names
 from splut_env.engine import KINDS, SEATS, SEATS_IN_PLAY, SQUARE_NAMES
 from splut_env.game import HUMAN, Game
 from splut_env.notation import format_spn
@@ -140,12 +140,14 @@ class GameStore:
 
 
 def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> FastAPI:
-    """The web app. ``checkpoints``: checkpoint files offered as players (default: the
-    ``checkpoints/*.zip`` of the working folder, when torch is installed)."""
+    """The web app. ``checkpoints``: checkpoint files offered as players, each also with
+    its safety shield (``<file>:shield``) (default: the ``checkpoints/*.zip`` of the working
+    folder, when torch is installed)."""
     if checkpoints is None:
         found = sorted(str(p) for p in Path("checkpoints").glob("*.zip"))
         checkpoints = found if importlib.util.find_spec("torch") else []
-    choices = [HUMAN, *agent_names(), *checkpoints]
+    shielded = [path + SHIELD_SUFFIX for path in checkpoints]
+    choices = [HUMAN, *agent_names(), *(c for pair in zip(checkpoints, shielded, strict=True) for c in pair)]
     store = GameStore(max_games)
     app = FastAPI(title="Splut!", description=__doc__)
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
 
 from splut_env import rules
 from splut_env.game import parse_games, positions
 from splut_env.web import create_app
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -148,3 +152,14 @@ def test_concurrent_requests_keep_games_apart_and_apply_a_ply_once(client):
         )
     assert sorted(codes) == [200] + [409] * 7
     assert client.get(f"/api/games/{gid}").json()["ply"] == 1
+
+
+def test_checkpoints_are_offered_with_and_without_their_shield():
+    ckpt = str(ROOT / "checkpoints" / "splut_2p.zip")
+    client = TestClient(create_app(checkpoints=[ckpt]))
+    players = client.get("/api/options").json()["players"]
+    assert players[-2:] == [ckpt, ckpt + ":shield"]
+    view = new_game(client, ckpt + ":shield", "random", seed=1)
+    while not view["over"]:
+        view = client.post(f"/api/games/{view['id']}/agent-step", json={"ply": view["ply"]}).json()
+    assert view["winner"] == 0 and "splut_2p.zip:shield" in view["result"]
