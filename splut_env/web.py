@@ -146,8 +146,8 @@ def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> Fa
     if checkpoints is None:
         found = sorted(str(p) for p in Path("checkpoints").glob("*.zip"))
         checkpoints = found if importlib.util.find_spec("torch") else []
-    shielded = [path + SHIELD_SUFFIX for path in checkpoints]
-    choices = [HUMAN, *agent_names(), *(c for pair in zip(checkpoints, shielded, strict=True) for c in pair)]
+    offered = [name for path in checkpoints for name in (path, path + SHIELD_SUFFIX)]
+    choices = [HUMAN, *agent_names(), *offered]
     store = GameStore(max_games)
     app = FastAPI(title="Splut!", description=__doc__)
 
