@@ -321,3 +321,25 @@ def test_shield_takes_kills_and_avoids_walking_into_one():
             checked["safe"] += 1
             assert not exposed(state, seat)
     assert checked["kill"] >= 3 and checked["safe"] >= 10, checked
+
+
+def test_learner_vec_env_serves_the_true_action_masks():
+    from training.train import make_vec_env
+
+    config = load_config(ROOT / "configs" / "smoke.yaml", ["n_envs=2"])
+    clock = {"env": 0.0}
+    vec = make_vec_env(config, clock)
+    try:
+        processes = vec.venv.venv  # under the monitor and the learner wrapper
+        rng = np.random.default_rng(0)
+        vec.reset()
+        dones = 0
+        for _ in range(150):
+            served = np.stack(vec.env_method("action_masks"))
+            true = np.stack(processes.env_method("action_masks"))
+            assert np.array_equal(served, true)
+            actions = [rng.choice(np.flatnonzero(mask)) for mask in true]
+            dones += int(vec.step(np.array(actions))[2].sum())
+        assert dones >= 2 and clock["env"] > 0  # masks checked across episode resets
+    finally:
+        vec.close()
