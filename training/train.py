@@ -53,8 +53,8 @@ def make_env_fn(config: TrainConfig, rank: int):
 
 
 def make_vec_env(config: TrainConfig, clock: dict[str, float]):
-    """The environment processes, with the seconds the learner waits on them added to
-    ``clock["env"]``."""
+    """The environment processes, with the seconds the learner spends sending them actions
+    and waiting for their results added to ``clock["env"]``."""
     from stable_baselines3.common.vec_env import (
         DummyVecEnv,
         SubprocVecEnv,
@@ -73,6 +73,11 @@ def make_vec_env(config: TrainConfig, clock: dict[str, float]):
             obs = self.venv.reset()
             self._keep_masks(self.venv.reset_infos, [True] * self.num_envs)
             return obs
+
+        def step_async(self, actions) -> None:
+            started = time.perf_counter()
+            self.venv.step_async(actions)
+            clock["env"] += time.perf_counter() - started
 
         def step_wait(self):
             started = time.perf_counter()
