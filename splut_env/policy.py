@@ -147,19 +147,24 @@ class ShieldedAgent(Agent):
         return self.inner.act_on(observation["observation"], mask)
 
     def _after(self, state: State, step: int, seat: int, alive: int) -> int:
-        """The best tier the turn can reach after ``step`` (-1: our wizard dies)."""
+        """The best tier the turn can reach after ``step`` (-1: our wizard dies), memoised
+        by position: a turn's step orders often meet in the same position."""
         child = state.copy()
         child.apply(step)
-        if child.turn == state.turn and child.to_move >= 0:
-            key = child.key()
-            if key not in self._tiers:
-                tier = -1
-                for i in child.legal_ids():
-                    tier = max(tier, self._after(child, i, seat, alive))
-                    if tier == 2:
-                        break
-                self._tiers[key] = tier
-            return self._tiers[key]
+        key = child.key()
+        tier = self._tiers.get(key)
+        if tier is None:
+            tier = self._tiers[key] = self._tier(child, state.turn, seat, alive)
+        return tier
+
+    def _tier(self, child: State, turn: int, seat: int, alive: int) -> int:
+        if child.turn == turn and child.to_move >= 0:  # the turn goes on
+            tier = -1
+            for i in child.legal_ids():
+                tier = max(tier, self._after(child, i, seat, alive))
+                if tier == 2:
+                    break
+            return tier
         if child.pos[seat * 3] < 0:
             return -1
         if child.to_move < 0 or len(child.alive_seats()) < alive:

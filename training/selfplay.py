@@ -128,7 +128,7 @@ class SelfPlayEnv(gymnasium.Wrapper):
         if not self._bots:
             return self._order[-1]
         if cfg.bot_weights:
-            return cfg.bots[_weighted(self._rng, cfg.bot_weights, len(cfg.bots))]
+            return cfg.bots[_weighted(self._rng, cfg.bot_weights)]
         names = sorted(self._bots)
         return names[int(self._rng.integers(len(names)))]
 
@@ -143,7 +143,7 @@ class SelfPlayEnv(gymnasium.Wrapper):
         options = dict(options or {})
         weights = self.pool_config.seat_weights
         if weights and "learner_seat" not in options and base.learner_seat is None:
-            options["learner_seat"] = _weighted(self._rng, weights, base.num_players)
+            options["learner_seat"] = _weighted(self._rng, weights)
         obs, info = self.env.reset(seed=seed, options=options)
         info["opponents"] = list(self._opponents)
         self._phi = self._potential(False)
@@ -170,12 +170,10 @@ class SelfPlayEnv(gymnasium.Wrapper):
         return self.env.unwrapped.action_masks()
 
 
-def _weighted(rng: np.random.Generator, weights: Sequence[float], size: int) -> int:
-    """An index below ``size``, drawn by ``weights`` (uniformly when there are none)."""
-    if not weights:
-        return int(rng.integers(size))
+def _weighted(rng: np.random.Generator, weights: Sequence[float]) -> int:
+    """An index into ``weights``, drawn in proportion to them."""
     p = np.asarray(weights, dtype=float)
-    return int(rng.choice(size, p=p / p.sum()))
+    return int(rng.choice(len(p), p=p / p.sum()))
 
 
 def opponent_kind(label: str, latest: str | None) -> str:

@@ -427,7 +427,7 @@ def plot_learning_curve(path: Path, evals: list[dict], config: TrainConfig) -> N
 
 
 def time_split_line(split: dict[str, float]) -> str:
-    """Where the self-play time went, e.g. ``environments 20% (rules, opponents) ...``."""
+    """Where the self-play time went, as shares of the four parts of ``split``."""
     total = sum(split.values()) or 1.0
     names = {"env": "environment processes (rules, opponents, shaping)",
              "inference": "learner's policy inference and rollout bookkeeping",
@@ -442,23 +442,17 @@ def model_card(
     results: dict,
     path: Path,
     pretrain: dict | None,
-    time_split: dict[str, float] | None = None,
-    time_split_from: int = 0,
+    time_split: dict[str, float],
+    time_split_from: int,
 ) -> str:
+    since = f" (from step {time_split_from:,})" if time_split_from else ""
     lines = [
         f"# Model card: {config.name}",
         "",
         f"- checkpoint: `{path}` (load with `splut_env.load_agent(path)`)",
         f"- players: {config.num_players}; max turns: {config.max_turns}; seed: {config.seed}",
         f"- learner steps: {steps:,}; wall time: {wall / 60:.1f} min",
-        *(
-            [
-                f"- self-play time{f' (from step {time_split_from:,})' if time_split_from else ''}: "
-                f"{time_split_line(time_split)}"
-            ]
-            if time_split
-            else []
-        ),
+        f"- self-play time{since}: {time_split_line(time_split)}",
         f"- network: residual CNN, {config.network.blocks} blocks × {config.network.channels} "
         f"channels, {config.network.features_dim} features; MaskablePPO",
         "- warm start: "
