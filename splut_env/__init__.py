@@ -19,7 +19,8 @@ def load_agent(
     path: str, num_players: int | None = None, deterministic: bool = True, shield: bool = False
 ) -> Agent:
     """A trained checkpoint as an :class:`Agent` (needs the ``[train]`` extra); ``shield``
-    adds the rules' one-turn safety check. See :func:`splut_env.policy.load_agent`."""
+    adds the rules' tactical check (kills, forced kills, safety). See
+    :func:`splut_env.policy.load_agent`."""
     from splut_env.policy import load_agent as _load
 
     return _load(path, num_players=num_players, deterministic=deterministic, shield=shield)

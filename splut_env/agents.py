@@ -78,7 +78,7 @@ def agent_names() -> list[str]:
 def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     """An agent from a registered name (e.g. ``"random"``, ``"search:hard"``), a checkpoint
     path (``*.zip``, see :func:`splut_env.policy.load_agent`; ``*.zip:shield`` adds the
-    rules' one-turn safety check, :class:`splut_env.policy.ShieldedAgent`), or ``spec``
+    rules' tactical check, :class:`splut_env.policy.ShieldedAgent`), or ``spec``
     itself."""
     if isinstance(spec, Agent):
         return spec

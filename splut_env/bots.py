@@ -167,6 +167,35 @@ def exposed(state: State, seat: int) -> bool:
     return False
 
 
+def forced_win(state: State, seat: int) -> bool:
+    """Whether ``seat`` wins by force with its next turn (two players, ``seat`` not to
+    move): every turn the player to move can play leaves ``seat`` a kill. Exact; the search
+    stops at the first turn that escapes, so most positions cost about one
+    :func:`threatens`."""
+    victim = state.to_move
+    if victim < 0 or victim == seat or len(state.alive_seats()) != 2:
+        return False
+    turn = state.turn
+    seen: set[tuple] = set()
+
+    def escapes(st: State) -> bool:
+        for i in st.legal_ids():
+            child = st.copy()
+            child.apply(i)
+            key = child.key()
+            if key in seen:
+                continue
+            seen.add(key)
+            if child.turn == turn and child.to_move >= 0:
+                if escapes(child):
+                    return True
+            elif child.pos[victim * 3] >= 0 and not threatens(child, victim):
+                return True  # the victim survives this turn and the reply
+        return False
+
+    return not escapes(state)
+
+
 def _features(state: State, seat: int) -> float:
     pos, cells = state.pos, state.cells
     base = seat * 3

@@ -21,7 +21,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from splut_env.agents import Agent
-from splut_env.bots import exposed
+from splut_env.bots import exposed, forced_win
 from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE, step_id_to_action
 from splut_env.encoding import observation as encode
 from splut_env.engine import State
@@ -112,12 +112,14 @@ class ShieldedAgent(Agent):
     """A :class:`PolicyAgent` whose blunders the rules veto (an action *shield*).
 
     At each step the shield sorts the legal steps by the best way the turn can still end
-    after them: (2) a turn that kills an opponent's wizard or wins; (1) a turn after which
-    no opponent can kill our wizard with one turn (:func:`splut_env.bots.exposed`, an exact
-    search of the next turns); (0) any other. The policy then chooses among the steps of
-    the best tier only, so it never misses a kill in one turn and never walks into one it
-    could have avoided. The shield looks at the rules alone (no evaluation heuristic) and
-    one turn ahead; everything else is the policy's choice.
+    after them: (3) a turn that kills an opponent's wizard or wins; (2) with two players, a
+    turn after which the opponent cannot kill our wizard and every turn it can play leaves
+    us a kill (:func:`splut_env.bots.forced_win`); (1) a turn after which no opponent can
+    kill our wizard with one turn (:func:`splut_env.bots.exposed`); (0) any other. The
+    policy then chooses among the steps of the best tier only, so it never misses a kill in
+    one turn or a forced kill in two, and never walks into a kill it could have avoided.
+    The shield looks at the rules alone (exact searches, no evaluation heuristic), at most
+    two turns ahead; everything else is the policy's choice.
     """
 
     needs_observation = True
@@ -162,14 +164,16 @@ class ShieldedAgent(Agent):
             tier = -1
             for i in child.legal_ids():
                 tier = max(tier, self._after(child, i, seat, alive))
-                if tier == 2:
+                if tier == 3:
                     break
             return tier
         if child.pos[seat * 3] < 0:
             return -1
         if child.to_move < 0 or len(child.alive_seats()) < alive:
-            return 2
-        return 0 if exposed(child, seat) else 1
+            return 3
+        if exposed(child, seat):
+            return 0
+        return 2 if forced_win(child, seat) else 1
 
 
 def write_meta(path: str | Path, meta: Mapping[str, Any]) -> None:

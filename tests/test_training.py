@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import zipfile
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -321,6 +322,41 @@ def test_shield_takes_kills_and_avoids_walking_into_one():
             checked["safe"] += 1
             assert not exposed(state, seat)
     assert checked["kill"] >= 3 and checked["safe"] >= 10, checked
+
+
+def test_shield_plays_a_forced_win_in_two_turns():
+    """Where a turn can leave the opponent only replies after which we kill (found in
+    seeded greedy games: greedy's own turn did), the shielded agent's turn does too, and
+    its next turn kills whatever greedy replies."""
+    from splut_env.bots import forced_win
+    from splut_env.encoding import action_to_step_id
+    from splut_env.game import positions
+
+    def play_turn(agent, state):
+        agent.reset(seed=0)
+        turn = state.turn
+        while state.turn == turn and not state.is_over():
+            state.apply(action_to_step_id(state.to_move, agent.act(state)))
+
+    shielded, forced = make_agent("checkpoints/splut_2p.zip:shield"), 0
+    for seed in range(5):
+        game = play_game(
+            [make_agent("greedy", seed=seed), make_agent("greedy", seed=seed + 50)], seed=seed
+        )
+        states = positions(game.start_spn, game.steps)
+        starts = [0] + [k for k in range(1, len(states)) if states[k].turn != states[k - 1].turn]
+        for a, b in pairwise(starts):
+            start, seat = states[a], states[a].to_move
+            if states[b].is_over() or not forced_win(states[b], seat):
+                continue
+            forced += 1
+            state = start.copy()
+            play_turn(shielded, state)
+            assert not state.is_over() and forced_win(state, seat), rules.to_spn(start)
+            play_turn(make_agent("greedy", seed=seed), state)
+            play_turn(shielded, state)
+            assert state.winner() == seat, rules.to_spn(start)
+    assert forced >= 2
 
 
 def test_learner_vec_env_serves_the_true_action_masks():
