@@ -141,7 +141,7 @@ class GameStore:
 
 def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> FastAPI:
     """The web app. ``checkpoints``: checkpoint files offered as players, each also with
-    its safety shield (``<file>:shield``) (default: the ``checkpoints/*.zip`` of the working
+    its tactical shield (``<file>:shield``) (default: the ``checkpoints/*.zip`` of the working
     folder, when torch is installed)."""
     if checkpoints is None:
         found = sorted(str(p) for p in Path("checkpoints").glob("*.zip"))
