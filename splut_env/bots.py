@@ -44,7 +44,7 @@ Measured times per decision are printed by ``python -m training.bench_bots``.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 
@@ -76,12 +76,12 @@ _IS_THROW = tuple(TROLL_BASE <= i < TROLL_BASE + 24 and decode_id(i)[2] >= 2 for
 Outcome = tuple[tuple[int, ...], State]
 
 
-def turn_outcomes(state: State) -> list[Outcome]:
+def iter_turn_outcomes(state: State) -> Iterator[Outcome]:
     """Every distinct position at the end of the current turn, each with one step sequence
-    (engine step ids) that reaches it, in a deterministic order."""
+    (engine step ids) that reaches it, in a deterministic order, found lazily: a caller
+    looking for one such position stops the search when it has it."""
     turn = state.turn
-    outcomes: dict[tuple, Outcome] = {}
-    seen: set[tuple] = set()
+    seen: set[tuple] = set()  # mid-turn and end-of-turn keys differ in turn or mover
     stack: list[Outcome] = [((), state)]
     while stack:
         seq, st = stack.pop()
@@ -89,13 +89,18 @@ def turn_outcomes(state: State) -> list[Outcome]:
             child = st.copy()
             child.apply(i)
             key = child.key()
+            if key in seen:
+                continue
+            seen.add(key)
             if child.turn != turn or child.to_move < 0:
-                if key not in outcomes:
-                    outcomes[key] = ((*seq, i), child)
-            elif key not in seen:
-                seen.add(key)
+                yield (*seq, i), child
+            else:
                 stack.append(((*seq, i), child))
-    return list(outcomes.values())
+
+
+def turn_outcomes(state: State) -> list[Outcome]:
+    """:func:`iter_turn_outcomes` as a list."""
+    return list(iter_turn_outcomes(state))
 
 
 def _kill_throws(state: State, seat: int) -> int:
@@ -175,25 +180,10 @@ def forced_win(state: State, seat: int) -> bool:
     victim = state.to_move
     if victim < 0 or victim == seat or len(state.alive_seats()) != 2:
         return False
-    turn = state.turn
-    seen: set[tuple] = set()
-
-    def escapes(st: State) -> bool:
-        for i in st.legal_ids():
-            child = st.copy()
-            child.apply(i)
-            key = child.key()
-            if key in seen:
-                continue
-            seen.add(key)
-            if child.turn == turn and child.to_move >= 0:
-                if escapes(child):
-                    return True
-            elif child.pos[victim * 3] >= 0 and not threatens(child, victim):
-                return True  # the victim survives this turn and the reply
-        return False
-
-    return not escapes(state)
+    return not any(
+        end.pos[victim * 3] >= 0 and not threatens(end, victim)
+        for _, end in iter_turn_outcomes(state)
+    )
 
 
 def _features(state: State, seat: int) -> float:

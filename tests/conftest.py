@@ -1,8 +1,14 @@
-"""Shared helpers: positions written inline as SPN, steps as text."""
+"""Shared helpers: positions written inline as SPN, steps as text, seeded bot games."""
 
 from __future__ import annotations
 
-from splut_env import rules
+from functools import cache
+from itertools import pairwise
+
+from splut_env import make_agent, rules
+from splut_env.agents import play_game
+from splut_env.engine import State
+from splut_env.game import positions
 
 
 def spn(
@@ -29,3 +35,18 @@ def after(text: str, *steps: str) -> str:
     for step in steps:
         state = rules.play(state, step)
     return rules.to_spn(state)
+
+
+@cache
+def greedy_turns(games: int = 5) -> tuple[tuple[State, State], ...]:
+    """``(start, end)`` of every turn that does not end the game, in seeded games between
+    two greedy players (shared between tests: copy a state before changing it)."""
+    turns = []
+    for seed in range(games):
+        game = play_game(
+            [make_agent("greedy", seed=seed), make_agent("greedy", seed=seed + 50)], seed=seed
+        )
+        states = positions(game.start_spn, game.steps)
+        starts = [0] + [k for k in range(1, len(states)) if states[k].turn != states[k - 1].turn]
+        turns += [(states[a], states[b]) for a, b in pairwise(starts) if not states[b].is_over()]
+    return tuple(turns)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 import pytest
-from conftest import spn
+from conftest import greedy_turns, spn
 
 from splut_env import make_agent, rules
 from splut_env.agents import play_game
@@ -18,7 +16,6 @@ from splut_env.bots import (
     threatens,
     turn_outcomes,
 )
-from splut_env.game import positions
 from splut_env.notation import step_text
 
 
@@ -124,19 +121,12 @@ def test_forced_win_agrees_with_trying_every_reply():
     """At the end of every turn of seeded greedy games, ``forced_win`` says whether every
     turn of the next player leaves the last mover a kill, as enumerating them all does."""
     found = {True: 0, False: 0}
-    for seed in range(5):
-        game = play_game(
-            [make_agent("greedy", seed=seed), make_agent("greedy", seed=seed + 50)], seed=seed
+    for start, end in greedy_turns():
+        victim = end.to_move
+        every_reply = all(
+            st.pos[victim * 3] < 0 or threatens(st, victim) for _, st in turn_outcomes(end)
         )
-        states = positions(game.start_spn, game.steps)
-        for before, after in pairwise(states):
-            if after.is_over() or after.turn == before.turn:
-                continue
-            victim = after.to_move
-            every_reply = all(
-                st.pos[victim * 3] < 0 or threatens(st, victim) for _, st in turn_outcomes(after)
-            )
-            assert forced_win(after, before.to_move) == every_reply, rules.to_spn(after)
-            found[every_reply] += 1
+        assert forced_win(end, start.to_move) == every_reply, rules.to_spn(end)
+        found[every_reply] += 1
     assert found[True] >= 2 and found[False] >= 50, found
     assert not forced_win(rules.initial_state(3), 1)  # two players only

@@ -6,11 +6,11 @@ import json
 import subprocess
 import sys
 import zipfile
-from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import greedy_turns
 
 from splut_env import load_agent, make_agent, rules
 from splut_env.agents import play_game
@@ -287,11 +287,20 @@ def test_pool_weights_choose_bots_and_learner_seats():
     assert 0.65 < bots.count("greedy") / 400 < 0.85
 
 
+def play_turn(agent, state, seed: int = 0) -> None:
+    """Let ``agent`` play the rest of the current turn on ``state`` (in place)."""
+    from splut_env.encoding import action_to_step_id
+
+    agent.reset(seed=seed)
+    turn = state.turn
+    while state.turn == turn and not state.is_over():
+        state.apply(action_to_step_id(state.to_move, agent.act(state)))
+
+
 def test_shield_takes_kills_and_avoids_walking_into_one():
     """Over seeded random positions, a whole turn of the shielded agent kills when a turn
     can kill, and otherwise ends safe whenever some turn does."""
     from splut_env.bots import exposed, turn_outcomes
-    from splut_env.encoding import action_to_step_id
     from splut_env.engine import State
     from splut_env.policy import ShieldedAgent
 
@@ -307,14 +316,11 @@ def test_shield_takes_kills_and_avoids_walking_into_one():
             state.apply(int(rng.choice(state.legal_ids())))
         if state.is_over():
             continue
-        seat, turn = state.to_move, state.turn
+        seat = state.to_move
         outcomes = [st for _, st in turn_outcomes(state)]
         can_kill = any(st.alive_seats() == [seat] for st in outcomes)
         can_be_safe = any(not exposed(st, seat) for st in outcomes)
-        agent.reset(seed=game)
-        while state.turn == turn and not state.is_over():
-            action = agent.act(state)
-            state.apply(action_to_step_id(seat, action))
+        play_turn(agent, state, seed=game)
         if can_kill:
             checked["kill"] += 1
             assert state.is_over() and state.winner() == seat
@@ -329,33 +335,19 @@ def test_shield_plays_a_forced_win_in_two_turns():
     seeded greedy games: greedy's own turn did), the shielded agent's turn does too, and
     its next turn kills whatever greedy replies."""
     from splut_env.bots import forced_win
-    from splut_env.encoding import action_to_step_id
-    from splut_env.game import positions
-
-    def play_turn(agent, state):
-        agent.reset(seed=0)
-        turn = state.turn
-        while state.turn == turn and not state.is_over():
-            state.apply(action_to_step_id(state.to_move, agent.act(state)))
 
     shielded, forced = make_agent("checkpoints/splut_2p.zip:shield"), 0
-    for seed in range(5):
-        game = play_game(
-            [make_agent("greedy", seed=seed), make_agent("greedy", seed=seed + 50)], seed=seed
-        )
-        states = positions(game.start_spn, game.steps)
-        starts = [0] + [k for k in range(1, len(states)) if states[k].turn != states[k - 1].turn]
-        for a, b in pairwise(starts):
-            start, seat = states[a], states[a].to_move
-            if states[b].is_over() or not forced_win(states[b], seat):
-                continue
-            forced += 1
-            state = start.copy()
-            play_turn(shielded, state)
-            assert not state.is_over() and forced_win(state, seat), rules.to_spn(start)
-            play_turn(make_agent("greedy", seed=seed), state)
-            play_turn(shielded, state)
-            assert state.winner() == seat, rules.to_spn(start)
+    for start, end in greedy_turns():
+        seat = start.to_move
+        if not forced_win(end, seat):
+            continue
+        forced += 1
+        state = start.copy()
+        play_turn(shielded, state)
+        assert not state.is_over() and forced_win(state, seat), rules.to_spn(start)
+        play_turn(make_agent("greedy", seed=0), state)
+        play_turn(shielded, state)
+        assert state.winner() == seat, rules.to_spn(start)
     assert forced >= 2
 
 
