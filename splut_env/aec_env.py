@@ -67,11 +67,12 @@ from splut_env.encoding import (
     NUM_ACTIONS,
     OBS_SHAPE,
     action_to_step_id,
+    checked_action,
     legal_step_id,
     observation,
     step_id_to_action,
 )
-from splut_env.engine import SEATS, SEATS_IN_PLAY, State
+from splut_env.engine import MAX_TURN, SEATS, SEATS_IN_PLAY, State, player_count
 from splut_env.notation import IllegalStepError, format_spn, step_text
 from splut_env.render import Renderer
 from splut_env.rules import from_spn, step_id
@@ -81,16 +82,23 @@ RENDER_MODES = ("human", "ansi", "rgb_array")
 
 def check_settings(num_players: Any, max_turns: Any, render_mode: Any) -> None:
     """Raise ``ValueError`` naming the first bad environment setting."""
-    if num_players not in SEATS_IN_PLAY or isinstance(num_players, bool):
-        raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-    if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
-        raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
+    player_count(num_players)
+    if (
+        not isinstance(max_turns, int)
+        or isinstance(max_turns, bool)
+        or not 1 <= max_turns <= MAX_TURN
+    ):
+        raise ValueError(
+            f"max_turns must be a whole number from 1 to {MAX_TURN}, got {max_turns!r}"
+        )
     if render_mode is not None and render_mode not in RENDER_MODES:
         raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
 
 
 def start_state(num_players: int, options: dict[str, Any] | None) -> State:
     """The initial state, or the position ``options["spn"]`` checked against the settings."""
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options must be a dict such as {{'spn': ...}} or None, got {options!r}")
     spn = (options or {}).get("spn")
     if spn is None:
         return State.initial(num_players)
@@ -102,6 +110,13 @@ def start_state(num_players: int, options: dict[str, Any] | None) -> State:
     if state.is_over():
         raise ValueError(f"options['spn'] {spn!r} is a finished game: nothing to play")
     return state
+
+
+def checked_seat(state: State) -> int:
+    """The seat to move; raises ``ValueError`` once the game is over."""
+    if state.to_move < 0:
+        raise ValueError(f"the game is over ({format_spn(state)!r}): no player to move")
+    return state.to_move
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -173,6 +188,8 @@ class raw_env(AECEnv, EzPickle):
         return observation(self.state, self.agent_seat[agent], self.max_turns)
 
     def step(self, action: int | None) -> None:
+        if not self.agents:
+            raise ValueError("step() after the game is over (no agent left): call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -211,8 +228,8 @@ class raw_env(AECEnv, EzPickle):
     # --- conversions for the agent to move ----------------------------------------------
 
     def action_to_step(self, action: int) -> str:
-        """Step notation (board frame) of ``action`` for the agent to move."""
-        return step_text(action_to_step_id(self.state.to_move, int(action)))
+        """Step notation (board frame) of ``action`` for the agent to move (legal or not)."""
+        return step_text(action_to_step_id(checked_seat(self.state), checked_action(action)))
 
     def step_to_action(self, step: str) -> int:
         """The action, in the frame of the agent to move, of a legal step in notation."""

@@ -32,6 +32,8 @@ class Agent(abc.ABC):
     #: Whether :meth:`act` needs the observation dict (otherwise ``None`` may be passed).
     needs_observation: bool = True
     name: str = "agent"
+    #: The table size it was made for (a trained policy's), or ``None`` for any.
+    num_players: int | None = None
 
     def reset(self, seed: int | None = None) -> None:
         """Called before each game; reseed any randomness from ``seed``."""
@@ -100,6 +102,17 @@ def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     )
 
 
+def check_table(agents: Sequence[Agent], num_players: int) -> None:
+    """Raise ``ValueError`` if an agent was made for another number of players."""
+    for agent in agents:
+        made = getattr(agent, "num_players", None)
+        if made is not None and made != num_players:
+            raise ValueError(
+                f"{agent!r} was trained for {made} players and cannot play at a table of "
+                f"{num_players}"
+            )
+
+
 @dataclass
 class GameRecord:
     """One finished (or truncated) game: everything needed to score and replay it."""
@@ -129,6 +142,7 @@ def play_game(
     state = from_spn(start_spn) if start_spn else State.initial(n)
     if len(state.seats) != n:
         raise ValueError(f"{n} agents given for a {len(state.seats)}-player position")
+    check_table(agents, n)
     for k, agent in enumerate(agents):
         agent.reset(seed=None if seed is None else seed * 7919 + k)
     player = {seat: k for k, seat in enumerate(state.seats)}

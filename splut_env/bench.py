@@ -22,6 +22,7 @@ import numpy as np
 
 from splut_env import rules
 from splut_env.aec_env import env as splut_aec_env
+from splut_env.cli import seconds
 
 
 def engine_playouts(players: int, seconds: float) -> float:
@@ -66,7 +67,7 @@ def aec_playouts(make_env: Callable, seconds: float) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    parser.add_argument("--seconds", type=seconds, default=5.0, help="time per measurement")
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     args = parser.parse_args(argv)
 

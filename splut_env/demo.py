@@ -11,7 +11,9 @@ import time
 from pathlib import Path
 
 from splut_env.aec_env import env as make_env
-from splut_env.agents import agent_names, make_agent
+from splut_env.agents import agent_names, check_table, make_agent
+from splut_env.cli import int_range, seconds
+from splut_env.engine import MAX_TURN
 from splut_env.render import render_rgb
 
 
@@ -24,6 +26,7 @@ def play_game(players: list[str], seed: int, max_turns: int, delay: float, color
         a: make_agent(name, seed=seed + i)
         for i, (a, name) in enumerate(zip(raw.possible_agents, players, strict=True))
     }
+    check_table(list(agents.values()), len(players))
     turn_steps: list[str] = []
     turn = raw.state.turn
     for agent in env.agent_iter():
@@ -55,9 +58,11 @@ def main(argv: list[str] | None = None) -> None:
         default=["random", "random"],
         help=f"2-4 agents, one per seat: {agent_names()}",
     )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-turns", type=int, default=200)
-    parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait after each turn")
+    parser.add_argument("--seed", type=int_range(0, 10**9), default=0)
+    parser.add_argument("--max-turns", type=int_range(1, MAX_TURN), default=200)
+    parser.add_argument(
+        "--delay", type=seconds, default=0.0, help="seconds to wait after each turn"
+    )
     parser.add_argument("--no-color", action="store_true", help="plain text board")
     parser.add_argument("--image", type=Path, help="save the final board as a PNG here")
     args = parser.parse_args(argv)

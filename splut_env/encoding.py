@@ -88,14 +88,31 @@ def action_to_step_id(seat: int, action: int) -> int:
     return UNROTATE_ID[seat][action]
 
 
+def _action_index(action: object) -> int | None:
+    """``action`` as an index ``0..195`` (a Python or numpy integer, or a one-element integer
+    array), or ``None``."""
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        action = action.item()
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        return None
+    return int(action) if 0 <= action < NUM_ACTIONS else None
+
+
+def checked_action(action: object) -> int:
+    """``action`` as an action index; raises ``ValueError`` naming it otherwise."""
+    index = _action_index(action)
+    if index is None:
+        raise ValueError(
+            f"action must be a whole number from 0 to {NUM_ACTIONS - 1}, got {action!r}"
+        )
+    return index
+
+
 def legal_step_id(state: State, seat: int, action: object) -> int:
     """The engine step id of ``action`` if it is a legal action of ``seat`` (to move) in
     ``state``, else -1 (wrong type, out of range, or illegal)."""
-    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
-        action = action.item()
-    if not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
-        return -1
-    if state.to_move != seat:
+    action = _action_index(action)
+    if action is None or state.to_move != seat:
         return -1
     sid = UNROTATE_ID[seat][action]
     return sid if sid in state.legal_ids() else -1

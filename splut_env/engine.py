@@ -25,11 +25,15 @@ immutability and checks.
 
 from __future__ import annotations
 
+import operator
+
 # --- board geometry -------------------------------------------------------------------
 
 NUM_SQUARES = 41
+#: The largest turn number a position may carry (SPN, environments' ``max_turns``): far
+#: beyond any game (the environments stop at 200 turns by default), small enough to count.
+MAX_TURN = 1_000_000
 FILES = "abcdefghi"
-N, E, S, W = 0, 1, 2, 3
 DIRS = "nesw"
 DIR_DELTA = ((0, 1), (1, 0), (0, -1), (-1, 0))  # (file, rank) per direction
 
@@ -146,6 +150,17 @@ UNROTATE_ID: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
+def player_count(value: object) -> int:
+    """``value`` as a player count (2, 3 or 4, any integer type); raises ``ValueError``."""
+    try:
+        count = operator.index(value)  # ints and numpy integers, not floats or strings
+    except TypeError:
+        count = None
+    if isinstance(value, bool) or count not in SEATS_IN_PLAY:
+        raise ValueError(f"num_players must be 2, 3 or 4, got {value!r}")
+    return count
+
+
 class State:
     """A Splut! position, mutable through :meth:`apply` (use :meth:`copy` first).
 
@@ -181,8 +196,7 @@ class State:
     @classmethod
     def initial(cls, num_players: int) -> State:
         """The start position for 2, 3 or 4 players."""
-        if num_players not in SEATS_IN_PLAY:
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        num_players = player_count(num_players)
         st = cls.__new__(cls)
         st.cells = [EMPTY] * NUM_SQUARES
         st.pos = [-1] * 12

@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from splut_env.agents import Agent, make_agent
+from splut_env.agents import Agent, check_table, make_agent
 from splut_env.encoding import legal_step_id, observation
 from splut_env.engine import (
     DIRS,
     KINDS,
+    MAX_TURN,
     NEIGHBOUR,
     SEATS,
     SQUARE_NAMES,
@@ -30,6 +31,7 @@ from splut_env.engine import (
     State,
     decode_id,
 )
+from splut_env.files import read_text
 from splut_env.notation import IllegalStepError, format_spn, step_text
 from splut_env.render import SEAT_COLOURS
 from splut_env.rules import from_spn, play, step_id
@@ -41,12 +43,7 @@ DIR_NAMES = {"n": "north", "e": "east", "s": "south", "w": "west"}
 
 def read_games(path: str | Path) -> list[tuple[str, list[str]]]:
     """The ``(start SPN, steps)`` of every game in a log file; errors name the file and line."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as err:
-        raise ValueError(f"cannot read game log {str(path)!r}: {err}") from err
-    return parse_games(text, str(path))
+    return parse_games(read_text(path, "game log"), str(path))
 
 
 def parse_games(text: str, where: str = "game log") -> list[tuple[str, list[str]]]:
@@ -133,8 +130,14 @@ class Game:
             raise ValueError(f"a game has 2, 3 or 4 players, got {n}: {list(players)!r}")
         if len(players) != n:
             raise ValueError(f"{len(players)} players given for a {n}-player position")
-        if not isinstance(max_turns, int) or max_turns < 1:
-            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
+        if (
+            not isinstance(max_turns, int)
+            or isinstance(max_turns, bool)
+            or not 1 <= max_turns <= MAX_TURN
+        ):
+            raise ValueError(
+                f"max_turns must be a whole number from 1 to {MAX_TURN}, got {max_turns!r}"
+            )
         self.labels = [p if isinstance(p, str) else p.name for p in players]
         self.agents: list[Agent | None] = []
         for k, p in enumerate(players):
@@ -144,6 +147,7 @@ class Game:
                 agent = make_agent(p)
                 agent.reset(None if seed is None else seed * 7919 + k)
                 self.agents.append(agent)
+        check_table([a for a in self.agents if a is not None], n)
         self.max_turns = max_turns
         self.states = [start or State.initial(n)]
         self.steps: list[str] = []
@@ -255,7 +259,9 @@ class Game:
             raise IllegalStepError("the game is over: no hint")
         if agent is None:
             agent = next((a for a in self.agents if a is not None), None) or "search:easy"
-        return step_text(self._choose(make_agent(agent, seed=len(self.steps))))
+        agent = make_agent(agent, seed=len(self.steps))
+        check_table([agent], self.num_players)
+        return step_text(self._choose(agent))
 
     def undo(self) -> list[str]:
         """Take back the last human step and every agent step after it (all agents' steps

@@ -17,6 +17,7 @@ terminates at once, on its own step or on an opponent's), 0 otherwise; the turn 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,23 +26,37 @@ import numpy as np
 from gymnasium import spaces
 
 from splut_env.aec_env import RENDER_MODES, check_settings, start_state
-from splut_env.agents import Agent, make_agent
+from splut_env.agents import Agent, check_table, make_agent
 from splut_env.encoding import (
     NUM_ACTIONS,
     OBS_SHAPE,
     action_mask,
     action_to_step_id,
+    checked_action,
     legal_step_id,
     observation,
     observation_planes,
     step_id_to_action,
 )
-from splut_env.engine import SEATS, SEATS_IN_PLAY
+from splut_env.engine import SEATS, SEATS_IN_PLAY, player_count
 from splut_env.notation import IllegalStepError, format_spn, step_text
 from splut_env.render import Renderer
 from splut_env.rules import step_id
 
 OpponentSpec = str | Agent
+
+
+def _player_index(value: object, num_players: int) -> int:
+    """``value`` as a player index ``0..num_players - 1``; raises ``ValueError``."""
+    try:
+        index = operator.index(value)
+    except TypeError:
+        index = None
+    if isinstance(value, bool) or index not in range(num_players):
+        raise ValueError(
+            f"learner_seat must be None or a player index 0..{num_players - 1}, got {value!r}"
+        )
+    return index
 
 
 class SplutGymEnv(gymnasium.Env):
@@ -71,26 +86,18 @@ class SplutGymEnv(gymnasium.Env):
         render_mode: str | None = None,
     ) -> None:
         check_settings(num_players, max_turns, render_mode)
-        if learner_seat is not None and learner_seat not in range(num_players):
-            raise ValueError(
-                f"learner_seat must be None or a player index 0..{num_players - 1}, got {learner_seat!r}"
-            )
+        num_players = player_count(num_players)
+        if learner_seat is not None:
+            learner_seat = _player_index(learner_seat, num_players)
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(
                 f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}"
             )
-        specs = (
-            [opponents] * (num_players - 1)
-            if isinstance(opponents, (str, Agent))
-            else list(opponents)
-        )
-        if len(specs) != num_players - 1:
-            raise ValueError(
-                f"opponents: expected one agent or {num_players - 1} for {num_players} players, "
-                f"got {len(specs)}"
-            )
-        self.opponents: list[Agent] = [make_agent(s) for s in specs]
         self.num_players = num_players
+        specs = (
+            [opponents] * (num_players - 1) if isinstance(opponents, (str, Agent)) else opponents
+        )
+        self.set_opponents(specs)
         self.max_turns = max_turns
         self.learner_seat = learner_seat
         self.illegal_action = illegal_action
@@ -104,9 +111,15 @@ class SplutGymEnv(gymnasium.Env):
 
     def set_opponents(self, opponents: Sequence[OpponentSpec]) -> None:
         """Replace the opponents (takes effect at the next reset)."""
-        if len(opponents) != self.num_players - 1:
-            raise ValueError(f"expected {self.num_players - 1} opponents, got {len(opponents)}")
-        self.opponents = [make_agent(s) for s in opponents]
+        n = self.num_players
+        if not isinstance(opponents, (list, tuple)) or len(opponents) != n - 1:
+            raise ValueError(
+                f"opponents: expected an agent (or its name) or a list of {n - 1} for {n} "
+                f"players, got {opponents!r}"
+            )
+        agents = [make_agent(s) for s in opponents]
+        check_table(agents, n)
+        self.opponents = agents
 
     # --- episode ------------------------------------------------------------------------
 
@@ -120,9 +133,8 @@ class SplutGymEnv(gymnasium.Env):
         index = options.get("learner_seat", self.learner_seat)
         if index is None:
             index = int(self.np_random.integers(self.num_players))
+        index = _player_index(index, self.num_players)
         seats = SEATS_IN_PLAY[self.num_players]
-        if index not in range(self.num_players):
-            raise ValueError(f"learner_seat must be 0..{self.num_players - 1}, got {index!r}")
         self.seat = seats[index]
         others = seats[index + 1 :] + seats[:index]
         self._seat_opponent = dict(zip(others, self.opponents, strict=True))
@@ -190,7 +202,7 @@ class SplutGymEnv(gymnasium.Env):
 
     def action_to_step(self, action: int) -> str:
         """Step notation (board frame) of a learner's ``action``."""
-        return step_text(action_to_step_id(self.seat, int(action)))
+        return step_text(action_to_step_id(self.seat, checked_action(action)))
 
     def step_to_action(self, step: str) -> int:
         """The learner's action for a legal step in notation (the learner must be to move)."""

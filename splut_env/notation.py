@@ -13,6 +13,7 @@ from splut_env.engine import (
     DWARF_BASE,
     EMPTY,
     KINDS,
+    MAX_TURN,
     NAME_SQUARE,
     NUM_SQUARES,
     ROCK,
@@ -32,6 +33,12 @@ class InvalidNotationError(ValueError):
 
 class IllegalStepError(ValueError):
     """A well-formed step that the rules do not allow in the given position."""
+
+
+def quote(text: object, limit: int = 120) -> str:
+    """``repr(text)``, cut to about ``limit`` characters for error messages."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(shown):,} characters)"
 
 
 # --- steps --------------------------------------------------------------------------------
@@ -64,13 +71,13 @@ _TEXT_STEP = {t: i for i, t in enumerate(_STEP_TEXT)}
 def parse_step(text: str) -> int:
     """The step id of a step in notation; raises :class:`InvalidNotationError`."""
     if not isinstance(text, str):
-        raise InvalidNotationError(f"step must be a string like 'Dn', got {text!r}")
+        raise InvalidNotationError(f"step must be a string like 'Dn', got {quote(text)}")
     step = _TEXT_STEP.get(text.strip())
     if step is not None:
         return step
     m = _STEP_RE.fullmatch(text.strip())
     if m is None:
-        raise InvalidNotationError(f"invalid step {text!r}: expected {STEP_FORMAT}")
+        raise InvalidNotationError(f"invalid step {quote(text)}: expected {STEP_FORMAT}")
     piece, _, pull, _, square = m.groups()
     if square is not None:
         if piece != "W":
@@ -118,15 +125,15 @@ SPN_FORMAT = (
 def parse_spn_into(state: State, text: str) -> None:
     """Fill ``state`` from SPN text; raises :class:`InvalidNotationError` naming the problem."""
     if not isinstance(text, str):
-        raise InvalidNotationError(f"SPN must be a string, got {text!r}")
+        raise InvalidNotationError(f"SPN must be a string, got {quote(text)}")
 
     def fail(why: str) -> InvalidNotationError:
-        return InvalidNotationError(f"invalid SPN {text!r}: {why}")
+        return InvalidNotationError(f"invalid SPN {quote(text)}: {why}")
 
     def square(name: str, what: str) -> int:
         sq = NAME_SQUARE.get(name)
         if sq is None:
-            raise fail(f"{what} {name!r} is not a square of the board (a5..i5, e1..e9)")
+            raise fail(f"{what} {quote(name)} is not a square of the board (a5..i5, e1..e9)")
         return sq
 
     def square_list(field: str, what: str) -> list[int]:
@@ -134,7 +141,7 @@ def parse_spn_into(state: State, text: str) -> None:
             return []
         sqs = [square(name, what) for name in field.split(",")]
         if len(set(sqs)) != len(sqs):
-            raise fail(f"{what} list {field!r} names a square twice")
+            raise fail(f"{what} list {quote(field)} names a square twice")
         return sqs
 
     parts = text.split()
@@ -162,7 +169,7 @@ def parse_spn_into(state: State, text: str) -> None:
     for s, field in zip(seats, seat_fields, strict=False):
         names = field[2:].split(",")
         if len(names) != 3:
-            raise fail(f"seat field {field!r}: expected <wizard>,<troll>,<dwarf>")
+            raise fail(f"seat field {quote(field)}: expected <wizard>,<troll>,<dwarf>")
         for kind, name in enumerate(names):
             if name == "-":
                 continue
@@ -171,16 +178,22 @@ def parse_spn_into(state: State, text: str) -> None:
             place(sq, 2 + s * 3 + kind, label)
             pos[s * 3 + kind] = sq
         if pos[s * 3] < 0 and (pos[s * 3 + 1] >= 0 or pos[s * 3 + 2] >= 0):
-            raise fail(f"seat field {field!r}: a troll or dwarf cannot stay without its wizard")
+            raise fail(
+                f"seat field {quote(field)}: a troll or dwarf cannot stay without its wizard"
+            )
         if pos[s * 3] >= 0 and pos[s * 3 + 1] < 0:
-            raise fail(f"seat field {field!r}: a troll is never removed while its wizard lives")
+            raise fail(
+                f"seat field {quote(field)}: a troll is never removed while its wizard lives"
+            )
 
     rock_field, to_move, turn, steps, lev, locked, moved = parts[nseat:]
     if not rock_field.startswith("R:"):
-        raise fail(f"expected the rocks field 'R:<squares>' after the seats, got {rock_field!r}")
+        raise fail(
+            f"expected the rocks field 'R:<squares>' after the seats, got {quote(rock_field)}"
+        )
     rocks = square_list(rock_field[2:], "rock")
     if len(rocks) != 4:
-        raise fail(f"expected exactly 4 rocks, got {len(rocks)} in {rock_field!r}")
+        raise fail(f"expected exactly 4 rocks, got {len(rocks)} in {quote(rock_field)}")
     for sq in rocks:
         place(sq, ROCK, "a rock")
 
@@ -198,17 +211,21 @@ def parse_spn_into(state: State, text: str) -> None:
                 f"only one wizard is left, so the game is over: to-move must be '-', got {to_move!r}"
             )
     else:
-        raise fail(f"to-move must be one of {SEATS} or '-', got {to_move!r}")
+        raise fail(f"to-move must be one of {SEATS} or '-', got {quote(to_move)}")
 
-    if not turn.isdigit() or int(turn) < 1:
-        raise fail(f"turn must be a whole number from 1, got {turn!r}")
+    if not (turn.isascii() and turn.isdigit() and len(turn) <= 7 and 1 <= int(turn) <= MAX_TURN):
+        raise fail(
+            f"turn must be a whole number from 1 to {MAX_TURN} (ASCII digits), got {quote(turn)}"
+        )
     turn_no = int(turn)
     if steps not in ("0", "1", "2", "3"):
-        raise fail(f"steps-left must be 1, 2 or 3 (0 once the game is over), got {steps!r}")
+        raise fail(f"steps-left must be 1, 2 or 3 (0 once the game is over), got {quote(steps)}")
     steps_left = int(steps)
     if to_move_seat < 0:
         if steps_left != 0:
-            raise fail(f"the game is over ('-' to move), so steps-left must be 0, got {steps!r}")
+            raise fail(
+                f"the game is over ('-' to move), so steps-left must be 0, got {quote(steps)}"
+            )
     else:
         if steps_left == 0:
             raise fail("steps-left 0 is only for a finished game ('-' to move)")

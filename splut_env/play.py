@@ -16,7 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from splut_env.agents import agent_names
+from splut_env.agents import Agent, agent_names, check_table, make_agent
+from splut_env.cli import int_range, seconds
+from splut_env.engine import MAX_TURN
 from splut_env.game import HUMAN, Game
 from splut_env.render import render_ansi
 
@@ -48,7 +50,7 @@ class TerminalGame:
         stdout: TextIO,
         color: bool = True,
         delay: float = 0.0,
-        hint_agent: str | None = None,
+        hint_agent: Agent | None = None,
         save_path: Path = Path("splut_game.txt"),
     ) -> None:
         self.game = game
@@ -121,10 +123,10 @@ class TerminalGame:
                 if commands[word](arg.strip()):
                     return True
                 continue
-            if entry.isdigit():
-                n = int(entry)
+            if entry.isascii() and entry.isdigit():
+                n = int(entry) if len(entry) <= 4 else 0
                 if not 1 <= n <= len(steps):
-                    self.say(f"No step number {n}: choose 1 to {len(steps)}.")
+                    self.say(f"No step number {entry:.10}: choose 1 to {len(steps)}.")
                     continue
                 entry = steps[n - 1].text
             try:
@@ -137,7 +139,7 @@ class TerminalGame:
             return True
 
     def cmd_help(self, _: str) -> None:
-        hint = self.hint_agent or "the first agent at the table"
+        hint = self.hint_agent.name if self.hint_agent else "the first agent at the table"
         self.say(HELP.format(hint=hint, save=self.save_path))
 
     def cmd_undo(self, _: str) -> bool:
@@ -162,7 +164,7 @@ class TerminalGame:
         path = Path(arg) if arg else self.save_path
         try:
             self.game.save(path)
-        except OSError as err:
+        except (OSError, ValueError) as err:
             self.say(f"Could not save to {path}: {err}")
             return
         self.say(f"Saved {len(self.game.steps)} steps to {path}")
@@ -194,24 +196,28 @@ def main(argv: list[str] | None = None) -> int:
         help=f"2-4 players in seat order: human, a checkpoint (.zip) or one of {agent_names()}",
     )
     parser.add_argument("--load", type=Path, help="continue the last game of a step log")
-    parser.add_argument("--seed", type=int, default=0, help="seed for the agents")
-    parser.add_argument("--max-turns", type=int, default=200)
+    parser.add_argument("--seed", type=int_range(0), default=0, help="seed for the agents")
+    parser.add_argument("--max-turns", type=int_range(1, MAX_TURN), default=200)
     parser.add_argument("--hint", help="agent asked by 'hint' (default: first agent at the table)")
     parser.add_argument("--save", type=Path, default=Path("splut_game.txt"), help="save file")
-    parser.add_argument("--delay", type=float, default=None, help="seconds after agent steps")
+    parser.add_argument("--delay", type=seconds, default=None, help="seconds after agent steps")
     parser.add_argument("--no-color", action="store_true", help="plain text board")
     args = parser.parse_args(argv)
+    game = None
     try:
         if args.load:
             game = Game.load(args.load, args.players, max_turns=args.max_turns, seed=args.seed)
         else:
             game = Game(args.players, max_turns=args.max_turns, seed=args.seed)
+        hint = make_agent(args.hint, seed=args.seed) if args.hint else None
+        if hint is not None:
+            check_table([hint], game.num_players)
     except (ValueError, OSError, ImportError) as err:
-        parser.error(str(err))
+        parser.error(f"--hint {args.hint}: {err}" if game and args.hint else str(err))
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     delay = args.delay if args.delay is not None else (0.5 if interactive else 0.0)
     color = not args.no_color and sys.stdout.isatty()
-    ui = TerminalGame(game, sys.stdin, sys.stdout, color, delay, args.hint, args.save)
+    ui = TerminalGame(game, sys.stdin, sys.stdout, color, delay, hint, args.save)
     try:
         return ui.run()
     except KeyboardInterrupt:

@@ -1,16 +1,20 @@
-"""Trained policies as players: the board network, checkpoints, and :class:`PolicyAgent`.
+"""Trained policies as players: the board network, player checkpoints, :class:`PolicyAgent`.
 
-A checkpoint is a stable-baselines3 ``MaskablePPO`` zip with one more member,
-``splut_env.json``, that says what the policy was trained for (observation/action layout
-version, player count, steps). :func:`load_agent` checks it before loading. Needs the
-``[train]`` extra (torch, stable-baselines3, sb3-contrib).
+A player checkpoint is a zip of two members and nothing else: ``splut_env.json`` (format
+version, observation/action layout, network shape, player count, turn cap, training facts)
+and ``policy.safetensors`` (the weights). :func:`load_agent` checks both and never calls an
+unpickler, so loading a file from anywhere cannot run code. Training checkpoints (the
+whole algorithm state, pickled by stable-baselines3) are another thing: see
+:mod:`training.train`. Needs the ``[train]`` extra (torch, stable-baselines3, sb3-contrib).
 """
 
 from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +28,11 @@ from splut_env.agents import Agent
 from splut_env.bots import exposed, forced_win
 from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE, step_id_to_action
 from splut_env.encoding import observation as encode
-from splut_env.engine import State
+from splut_env.engine import MAX_TURN, State
 
 #: Version of the observation planes and action layout (:mod:`splut_env.encoding`); a
 #: checkpoint trained on another layout cannot be loaded.
 LAYOUT_VERSION = 1
-META_NAME = "splut_env.json"
-CHECKPOINT_FORMAT = "splut-env-policy"
 
 
 class ResidualBlock(nn.Module):
@@ -84,6 +86,7 @@ class PolicyAgent(Agent):
         self.name = name
         self.deterministic = deterministic
         self.meta = dict(meta or {})
+        self.num_players = self.meta.get("num_players")
         self.max_turns = max_turns
         self._rng = np.random.default_rng()
 
@@ -128,6 +131,7 @@ class ShieldedAgent(Agent):
         self.inner = inner
         self.name = f"{inner.name}:shield"
         self.meta = inner.meta
+        self.num_players = inner.num_players
         self._tiers: dict[tuple, int] = {}
         self._turn = -1
 
@@ -176,53 +180,286 @@ class ShieldedAgent(Agent):
         return 2 if forced_win(child, seat) else 1
 
 
-def write_meta(path: str | Path, meta: Mapping[str, Any]) -> None:
-    """Add the ``splut_env.json`` member to an sb3 zip saved at ``path``."""
-    body = {"format": CHECKPOINT_FORMAT, "layout_version": LAYOUT_VERSION,
-            "obs_shape": list(OBS_SHAPE), "num_actions": NUM_ACTIONS, **meta}  # fmt: skip
-    with zipfile.ZipFile(path, "a") as zf:
-        zf.writestr(META_NAME, json.dumps(body, indent=2))
+# --- player checkpoints ---------------------------------------------------------------
 
 
-def read_meta(path: str | Path) -> dict[str, Any]:
-    """The checked metadata of a checkpoint; raises ``ValueError`` naming what is wrong."""
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be loaded: missing, damaged, of another format or
+    layout, or trained for something else. The message names the file and the problem."""
+
+
+#: Members of a player checkpoint (a zip): the metadata, and the weights as safetensors.
+META_NAME = "splut_env.json"
+WEIGHTS_NAME = "policy.safetensors"
+PLAYER_FORMAT = "splut-env-player"
+FORMAT_VERSION = 2
+LEGACY_FORMAT = "splut-env-policy"
+MAX_META_BYTES = 1 << 20
+MAX_WEIGHTS_BYTES = 256 << 20
+CONVERT_HINT = (
+    "it is an old-format checkpoint (a stable-baselines3 zip, read with pickle, which can run "
+    "code planted in the file), so it is not loaded. If you trust where it came from, convert "
+    "it once: python -m training.convert OLD.zip NEW.zip"
+)
+#: Bounds on the network read from a checkpoint, so that a crafted file cannot ask for
+#: an absurd amount of memory.
+NETWORK_LIMITS = {"channels": 256, "blocks": 32, "features_dim": 2048, "value_hidden": 2048}
+
+
+@dataclass(frozen=True)
+class NetworkShape:
+    """The board network's size: :class:`BoardNet` (``channels``, ``blocks``,
+    ``features_dim``), a linear policy head and a value head with ``value_hidden`` layers."""
+
+    channels: int = 32
+    blocks: int = 3
+    features_dim: int = 256
+    value_hidden: tuple[int, ...] = (64,)
+
+    def policy_kwargs(self) -> dict[str, Any]:
+        """The ``MaskablePPO`` ``policy_kwargs`` for this shape."""
+        return {
+            "features_extractor_class": BoardNet,
+            "features_extractor_kwargs": {
+                "features_dim": self.features_dim,
+                "channels": self.channels,
+                "blocks": self.blocks,
+            },
+            "net_arch": {"pi": [], "vf": list(self.value_hidden)},
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "value_hidden": list(self.value_hidden)}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> NetworkShape:
+        """The shape in a checkpoint's metadata, checked; raises :class:`CheckpointError`."""
+        if not isinstance(data, dict) or set(data) != {f.name for f in fields(cls)}:
+            raise CheckpointError(
+                f"{where}: 'network' must be an object with channels, blocks, features_dim "
+                f"and value_hidden, got {_short(data)}"
+            )
+        hidden = data["value_hidden"]
+        if not isinstance(hidden, list) or len(hidden) > 4:
+            raise CheckpointError(
+                f"{where}: network.value_hidden must be a list of at most 4 sizes"
+            )
+        for name, value in [*((k, data[k]) for k in ("channels", "blocks", "features_dim")),
+                            *(("value_hidden", v) for v in hidden)]:  # fmt: skip
+            low = 0 if name == "blocks" else 1
+            if not _is_int(value) or not low <= value <= NETWORK_LIMITS[name]:
+                raise CheckpointError(
+                    f"{where}: network.{name} must be a whole number from {low} to "
+                    f"{NETWORK_LIMITS[name]}, got {_short(value)}"
+                )
+        return cls(data["channels"], data["blocks"], data["features_dim"], tuple(hidden))
+
+
+def build_policy(shape: NetworkShape) -> Any:
+    """An untrained ``MaskableActorCriticPolicy`` of ``shape``, in evaluation mode."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    policy = MaskableActorCriticPolicy(
+        spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32),
+        spaces.Discrete(NUM_ACTIONS),
+        lambda _: 0.0,
+        **shape.policy_kwargs(),
+    )
+    policy.set_training_mode(False)
+    return policy
+
+
+def _weights(policy: Any) -> dict[str, torch.Tensor]:
+    """The policy's parameters, each stored once: the policy and value feature extractors
+    are the shared ``features_extractor`` under other names."""
+    out: dict[str, torch.Tensor] = {}
+    seen: set[int] = set()
+    for name, tensor in policy.state_dict().items():
+        if tensor.data_ptr() in seen:
+            continue
+        seen.add(tensor.data_ptr())
+        out[name] = tensor.detach().cpu().contiguous()
+    return out
+
+
+def save_player(
+    policy: Any,
+    path: str | Path,
+    shape: NetworkShape,
+    num_players: int,
+    max_turns: int,
+    **facts: Any,
+) -> Path:
+    """Write ``policy`` as a player checkpoint: a zip of ``splut_env.json`` (format, layout,
+    network shape, player count, turn cap and the JSON-able training ``facts``) and
+    ``policy.safetensors``. Nothing in it is pickled. The file appears whole or not at all."""
+    from safetensors.torch import save
+
+    meta = {"format": PLAYER_FORMAT, "format_version": FORMAT_VERSION,
+            "layout_version": LAYOUT_VERSION, "obs_shape": list(OBS_SHAPE),
+            "num_actions": NUM_ACTIONS, "num_players": num_players, "max_turns": max_turns,
+            "network": shape.to_json(), **facts}  # fmt: skip
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(META_NAME, json.dumps(meta, indent=2))
+        zf.writestr(WEIGHTS_NAME, save(_weights(policy)))
+    tmp.replace(path)
+    return path
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _read_members(path: Path) -> dict[str, bytes]:
+    """The members of a player checkpoint, checked before anything is decompressed."""
+    where = repr(str(path))
+    if path.is_dir():
+        raise CheckpointError(f"checkpoint {where} is a folder; expected a .zip file")
     if not path.is_file():
-        raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+        raise CheckpointError(f"checkpoint {where} does not exist")
+    limits = {META_NAME: MAX_META_BYTES, WEIGHTS_NAME: MAX_WEIGHTS_BYTES}
     try:
         with zipfile.ZipFile(path) as zf:
-            meta = json.loads(zf.read(META_NAME))
-    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as err:
-        raise ValueError(
-            f"{str(path)!r} is not a splut-env checkpoint (a MaskablePPO zip with "
-            f"{META_NAME}): {err}"
-        ) from err
-    if meta.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{str(path)!r}: unknown checkpoint format {meta.get('format')!r}")
-    if meta.get("layout_version") != LAYOUT_VERSION or meta.get("num_actions") != NUM_ACTIONS:
-        raise ValueError(
-            f"{str(path)!r} was trained on observation/action layout "
-            f"{meta.get('layout_version')} ({meta.get('num_actions')} actions); this splut-env "
-            f"uses layout {LAYOUT_VERSION} ({NUM_ACTIONS} actions)"
+            infos = zf.infolist()
+            names = [i.filename for i in infos]
+            if "data" in names or "policy.pth" in names:
+                raise CheckpointError(f"checkpoint {where}: {CONVERT_HINT}")
+            if sorted(names) != sorted(limits):
+                raise CheckpointError(
+                    f"checkpoint {where} holds {_short(names)}; a splut-env player checkpoint "
+                    f"holds exactly {sorted(limits)}"
+                )
+            members = {}
+            for info in infos:
+                if info.flag_bits & 0x1:
+                    raise CheckpointError(
+                        f"checkpoint {where}: member {info.filename} is encrypted"
+                    )
+                if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                    raise CheckpointError(
+                        f"checkpoint {where}: member {info.filename} uses compression method "
+                        f"{info.compress_type}; expected stored (0) or deflated (8)"
+                    )
+                if info.file_size > limits[info.filename]:
+                    raise CheckpointError(
+                        f"checkpoint {where}: member {info.filename} is {info.file_size:,} "
+                        f"bytes, more than the {limits[info.filename]:,} allowed"
+                    )
+                members[info.filename] = zf.read(info)
+    except CheckpointError:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError, zlib.error) as err:
+        raise CheckpointError(f"checkpoint {where} is not a readable zip file: {err}") from err
+    return members
+
+
+def _check_meta(meta: Any, where: str) -> dict[str, Any]:
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{where}: {META_NAME} must hold a JSON object, got {_short(meta)}")
+    if meta.get("format") == LEGACY_FORMAT:
+        raise CheckpointError(f"{where}: {CONVERT_HINT}")
+    if meta.get("format") != PLAYER_FORMAT or meta.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{where}: unknown checkpoint format {_short(meta.get('format'))} version "
+            f"{_short(meta.get('format_version'))}; expected {PLAYER_FORMAT!r} version "
+            f"{FORMAT_VERSION}"
         )
+    if (meta.get("layout_version") != LAYOUT_VERSION or meta.get("num_actions") != NUM_ACTIONS
+            or meta.get("obs_shape") != list(OBS_SHAPE)):  # fmt: skip
+        raise CheckpointError(
+            f"{where} was trained on observation/action layout "
+            f"{_short(meta.get('layout_version'))} ({_short(meta.get('num_actions'))} actions); "
+            f"this splut-env uses layout {LAYOUT_VERSION} ({NUM_ACTIONS} actions, planes "
+            f"{list(OBS_SHAPE)})"
+        )
+    if meta.get("num_players") not in (2, 3, 4) or not _is_int(meta.get("num_players")):
+        raise CheckpointError(
+            f"{where}: num_players must be 2, 3 or 4, got {_short(meta.get('num_players'))}"
+        )
+    max_turns = meta.get("max_turns")
+    if not _is_int(max_turns) or not 1 <= max_turns <= MAX_TURN:
+        raise CheckpointError(
+            f"{where}: max_turns must be a whole number from 1 to {MAX_TURN}, got "
+            f"{_short(max_turns)}"
+        )
+    NetworkShape.from_json(meta.get("network"), where)
     return meta
 
 
-def load_policy(path: str | Path) -> Any:
-    """The policy network of a checkpoint (with or without its optimizer state)."""
-    from stable_baselines3.common.save_util import load_from_zip_file
+def read_meta(path: str | Path) -> dict[str, Any]:
+    """The checked metadata of a player checkpoint; raises :class:`CheckpointError`."""
+    path = Path(path)
+    return _parse_meta(_read_members(path)[META_NAME], repr(str(path)))
 
+
+def _parse_meta(raw: bytes, where: str) -> dict[str, Any]:
     try:
-        data, params, _ = load_from_zip_file(path, device="cpu")
-        policy = data["policy_class"](
-            data["observation_space"], data["action_space"], lambda _: 0.0,
-            **data.get("policy_kwargs", {}),
-        )  # fmt: skip
-        policy.load_state_dict(params["policy"])
-    except Exception as err:  # a damaged zip fails in many ways
-        raise ValueError(f"{str(path)!r}: the policy cannot be loaded: {err!r}") from err
-    policy.set_training_mode(False)
-    return policy
+        meta = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        raise CheckpointError(f"{where}: {META_NAME} is not valid JSON: {err}") from err
+    return _check_meta(meta, where)
+
+
+@dataclass
+class Checkpoint:
+    """A loaded player checkpoint: its checked metadata and its policy network (read-only;
+    share it between agents and games)."""
+
+    path: Path
+    meta: dict[str, Any]
+    policy: Any
+
+    @property
+    def num_players(self) -> int:
+        return self.meta["num_players"]
+
+    def agent(
+        self, deterministic: bool = True, shield: bool = False
+    ) -> PolicyAgent | ShieldedAgent:
+        """A new player over this checkpoint's network (``shield``: a :class:`ShieldedAgent`)."""
+        agent = PolicyAgent(self.policy, name=self.path.name, deterministic=deterministic,
+                            meta=self.meta, max_turns=self.meta["max_turns"])  # fmt: skip
+        return ShieldedAgent(agent) if shield else agent
+
+
+def load_checkpoint(path: str | Path) -> Checkpoint:
+    """Read a player checkpoint (JSON and safetensors only: nothing is unpickled, no code in
+    the file can run); raises :class:`CheckpointError` naming the file and the problem."""
+    from safetensors.torch import load
+
+    path = Path(path)
+    where = repr(str(path))
+    members = _read_members(path)
+    meta = _parse_meta(members[META_NAME], where)
+    policy = build_policy(NetworkShape.from_json(meta["network"], where))
+    try:
+        tensors = load(members[WEIGHTS_NAME])
+    except Exception as err:  # safetensors raises its own error types on damaged bytes
+        raise CheckpointError(f"{where}: {WEIGHTS_NAME} is damaged: {err}") from err
+    expected = {k: v for k, v in _weights(policy).items()}
+    wrong = sorted(
+        k for k in expected.keys() | tensors.keys()
+        if k not in tensors or k not in expected or tensors[k].shape != expected[k].shape
+        or tensors[k].dtype != expected[k].dtype
+    )  # fmt: skip
+    if wrong:
+        raise CheckpointError(
+            f"{where}: {WEIGHTS_NAME} does not match the network in {META_NAME} "
+            f"({len(wrong)} tensors missing, extra or of another shape, e.g. {wrong[0]!r})"
+        )
+    with torch.no_grad():
+        for name, param in policy.state_dict().items():
+            if name in tensors:
+                param.copy_(tensors[name])
+    return Checkpoint(path, meta, policy)
 
 
 def load_agent(
@@ -233,24 +470,9 @@ def load_agent(
 ) -> PolicyAgent | ShieldedAgent:
     """A checkpoint as a player. ``num_players``, if given, must be the one it was trained
     for; ``shield`` wraps it in a :class:`ShieldedAgent`."""
-    meta = read_meta(path)
-    if num_players is not None and meta.get("num_players") != num_players:
-        raise ValueError(
-            f"{str(path)!r} was trained for {meta.get('num_players')} players, not {num_players}"
+    checkpoint = load_checkpoint(path)
+    if num_players is not None and checkpoint.num_players != num_players:
+        raise CheckpointError(
+            f"{str(path)!r} was trained for {checkpoint.num_players} players, not {num_players}"
         )
-    agent = PolicyAgent(
-        load_policy(path), name=Path(path).name, deterministic=deterministic, meta=meta,
-        max_turns=int(meta.get("max_turns", 200)),
-    )  # fmt: skip
-    return ShieldedAgent(agent) if shield else agent
-
-
-def export_player(source: str | Path, target: str | Path) -> None:
-    """Copy a checkpoint without its optimizer state: a smaller file that plays (with
-    :func:`load_agent`) but cannot resume training."""
-    read_meta(source)
-    Path(target).parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as dst:
-        for item in src.infolist():
-            if item.filename != "policy.optimizer.pth":
-                dst.writestr(item, src.read(item.filename))
+    return checkpoint.agent(deterministic=deterministic, shield=shield)

@@ -20,6 +20,7 @@ from splut_env.notation import (
     InvalidNotationError,
     format_spn,
     parse_step,
+    quote,
     step_text,
 )
 
@@ -74,7 +75,7 @@ def step_id(state: State, step: str) -> int:
             why = "the game is over"
         else:
             why = f"expected one of: {', '.join(legal_steps(state))}"
-        raise IllegalStepError(f"illegal step {step!r} in position {spn!r}: {why}")
+        raise IllegalStepError(f"illegal step {quote(step)} in position {spn!r}: {why}")
     return i
 
 
@@ -99,6 +100,12 @@ def is_over(state: State) -> bool:
 
 def perft(state: State, depth: int) -> int:
     """Number of step sequences of length ``depth`` (a finished game is one leaf)."""
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+        raise ValueError(f"perft depth must be a whole number from 0, got {depth!r}")
+    return _perft(state, depth)
+
+
+def _perft(state: State, depth: int) -> int:
     if depth == 0 or state.to_move < 0:
         return 1
     legal = state.legal_ids()
@@ -108,5 +115,5 @@ def perft(state: State, depth: int) -> int:
     for i in legal:
         child = state.copy()
         child.apply(i)
-        total += perft(child, depth - 1)
+        total += _perft(child, depth - 1)
     return total

@@ -5,7 +5,10 @@ page: the board in SVG, any seat a human or an agent, the agents' steps animated
 time, the step log with a download link. Every request is checked against the rules API:
 unknown games are 404, a request made for an older position (its ``ply`` is not the
 game's) or out of turn is 409, an illegal or malformed step is 422; none changes anything.
-Each game has its own id and lock, so several games run at once.
+Each game has its own id and lock, so several games run at once. Request bodies are
+limited to 64 KiB (413 beyond) and error messages quote at most a short piece of the
+input. Offered checkpoints are loaded and checked once, when the app is made, and every
+game shares their networks.
 
 JSON API (all under ``/api``): ``GET options``; ``POST games`` ``{"players": [...], "seed"}``;
 ``GET games/{id}``; ``POST games/{id}/step`` ``{"step": "Dn", "ply": 0}``;
@@ -19,16 +22,18 @@ import argparse
 import importlib.util
 import threading
 import uuid
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 try:
     from fastapi import FastAPI, HTTPException
-    from fastapi.responses import FileResponse, PlainTextResponse, Response
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
     from fastapi.staticfiles import StaticFiles
     from pydantic import BaseModel, Field
 except ImportError as err:  # pragma: no cover - depends on the install
@@ -36,17 +41,24 @@ except ImportError as err:  # pragma: no cover - depends on the install
         f"the browser front end needs FastAPI and uvicorn ({err}): pip install 'splut-env[web]'"
     ) from err
 
-from splut_env.agents import SHIELD_SUFFIX, agent_names
+from splut_env.agents import SHIELD_SUFFIX, Agent, agent_names
+from splut_env.cli import int_range
 from splut_env.engine import KINDS, SEATS, SEATS_IN_PLAY, SQUARE_NAMES
 from splut_env.game import HUMAN, Game
-from splut_env.notation import format_spn
+from splut_env.notation import format_spn, quote
 from splut_env.render import SEAT_COLOURS
+
+if TYPE_CHECKING:
+    from splut_env.policy import Checkpoint
 
 STATIC = Path(__file__).parent / "static"
 
 
+MAX_BODY_BYTES = 64 << 10
+
+
 class NewGame(BaseModel):
-    players: list[str] = Field(min_length=2, max_length=4)
+    players: list[Annotated[str, Field(max_length=500)]] = Field(min_length=2, max_length=4)
     seed: int | None = None
     max_turns: int = Field(default=200, ge=1, le=1000)
 
@@ -139,17 +151,87 @@ class GameStore:
             yield game
 
 
+class BodyLimit:
+    """ASGI middleware: a request whose body is over ``limit`` bytes gets a 413, whether it
+    says its length (``Content-Length``) or streams it."""
+
+    def __init__(self, app: Any, limit: int = MAX_BODY_BYTES) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length", b"0")
+        if not length.isdigit() or int(length) > self.limit:
+            await PlainTextResponse(self._message(), status_code=413)(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> dict:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise HTTPException(413, self._message())
+            return message
+
+        await self.app(scope, limited, send)
+
+    def _message(self) -> str:
+        return f"request body over {self.limit:,} bytes"
+
+
+def load_offered(paths: list[str]) -> dict[str, Checkpoint]:
+    """Load and check each checkpoint once; raises :class:`CheckpointError` naming a bad one."""
+    from splut_env.policy import load_checkpoint
+
+    return {path: load_checkpoint(path) for path in paths}
+
+
+def default_checkpoints() -> dict[str, Checkpoint]:
+    """The loadable ``checkpoints/*.zip`` of the working folder (none without torch); a bad
+    one is left out with a warning."""
+    if not importlib.util.find_spec("torch"):
+        return {}
+    from splut_env.policy import CheckpointError, load_checkpoint
+
+    loaded = {}
+    for path in sorted(str(p) for p in Path("checkpoints").glob("*.zip")):
+        try:
+            loaded[path] = load_checkpoint(path)
+        except CheckpointError as err:
+            warnings.warn(f"not offered: {err}", stacklevel=2)
+    return loaded
+
+
 def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> FastAPI:
     """The web app. ``checkpoints``: checkpoint files offered as players, each also with
-    its tactical shield (``<file>:shield``) (default: the ``checkpoints/*.zip`` of the working
-    folder, when torch is installed)."""
-    if checkpoints is None:
-        found = sorted(str(p) for p in Path("checkpoints").glob("*.zip"))
-        checkpoints = found if importlib.util.find_spec("torch") else []
-    offered = [name for path in checkpoints for name in (path, path + SHIELD_SUFFIX)]
+    its tactical shield (``<file>:shield``), loaded once here (a bad one raises
+    :class:`~splut_env.policy.CheckpointError`) and shared by every game (default: the
+    loadable ``checkpoints/*.zip`` of the working folder, when torch is installed)."""
+    loaded = default_checkpoints() if checkpoints is None else load_offered(checkpoints)
+    offered = {path + suffix: (ckpt, bool(suffix))
+               for path, ckpt in loaded.items() for suffix in ("", SHIELD_SUFFIX)}  # fmt: skip
     choices = [HUMAN, *agent_names(), *offered]
     store = GameStore(max_games)
     app = FastAPI(title="Splut!", description=__doc__)
+    app.add_middleware(BodyLimit)
+
+    @app.exception_handler(RequestValidationError)
+    def invalid_request(_request: Any, exc: RequestValidationError) -> JSONResponse:
+        detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""),
+                   "input": quote(e.get("input"))} for e in exc.errors()[:10]]  # fmt: skip
+        return JSONResponse({"detail": detail}, status_code=422)
+
+    def player(name: str) -> str | Agent:
+        """A seat's player: offered checkpoints get a new agent over the shared network."""
+        if name not in offered:
+            return name
+        ckpt, shield = offered[name]
+        agent = ckpt.agent(shield=shield)
+        agent.name = name
+        return agent
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
@@ -167,9 +249,10 @@ def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> Fa
     def new_game(req: NewGame) -> dict[str, Any]:
         bad = [p for p in req.players if p not in choices]
         if bad:
-            raise HTTPException(422, f"unknown player(s) {bad}: expected some of {choices}")
+            raise HTTPException(422, f"unknown player(s) {quote(bad)}: expected some of {choices}")
         try:
-            game = Game(req.players, seed=req.seed, max_turns=req.max_turns)
+            players = [player(p) for p in req.players]
+            game = Game(players, seed=req.seed, max_turns=req.max_turns)
         except (ValueError, OSError) as err:
             raise HTTPException(422, str(err)) from err
         return game_view(store.add(game), game)
@@ -228,7 +311,7 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m splut_env.web", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default local)")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int_range(1, 65535), default=8000)
     parser.add_argument(
         "--agent",
         action="append",
@@ -236,10 +319,10 @@ def main(argv: list[str] | None = None) -> None:
         help="a checkpoint offered as a player (repeatable; default: checkpoints/*.zip)",
     )
     args = parser.parse_args(argv)
-    for path in args.agent or []:
-        if not Path(path).is_file():
-            parser.error(f"--agent {path!r}: no such checkpoint file")
-    app = create_app(args.agent)
+    try:
+        app = create_app(args.agent)
+    except ValueError as err:
+        parser.error(f"--agent: {err}")
     print(f"Splut! at http://{args.host}:{args.port}/  (Ctrl-C stops)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 

@@ -180,8 +180,12 @@ def test_truncation_after_max_turns():
     [
         ({"num_players": 5}, "num_players must be 2, 3 or 4"),
         ({"num_players": 1}, "num_players must be 2, 3 or 4"),
-        ({"max_turns": 0}, "max_turns must be a positive int"),
-        ({"max_turns": 2.5}, "max_turns must be a positive int"),
+        ({"num_players": 2.0}, "num_players must be 2, 3 or 4, got 2.0"),
+        ({"num_players": [2]}, r"num_players must be 2, 3 or 4, got \[2\]"),
+        ({"num_players": True}, "num_players must be 2, 3 or 4, got True"),
+        ({"max_turns": 0}, "max_turns must be a whole number from 1 to 1000000"),
+        ({"max_turns": 2.5}, "max_turns must be a whole number from 1 to 1000000"),
+        ({"max_turns": 10**400}, "max_turns must be a whole number from 1 to 1000000"),
         ({"render_mode": "video"}, "render_mode must be None or one of"),
     ],
 )

@@ -132,9 +132,15 @@ def test_illegal_action_terminates_or_raises():
     ("kwargs", "message"),
     [
         ({"num_players": 7}, "num_players must be 2, 3 or 4"),
-        ({"opponents": ["random", "random"]}, "expected one agent or 1"),
+        ({"opponents": ["random", "random"]}, "or a list of 1 for 2 players"),
+        ({"opponents": None}, "or a list of 1 for 2 players, got None"),
+        ({"opponents": 123}, "or a list of 1 for 2 players, got 123"),
+        ({"opponents": [123]}, "unknown agent 123"),
         ({"opponents": "nobody"}, "unknown agent 'nobody'"),
         ({"learner_seat": 2}, "learner_seat must be None or a player index 0..1"),
+        ({"learner_seat": 1.0}, "learner_seat must be None or a player index 0..1, got 1.0"),
+        ({"learner_seat": True}, "learner_seat must be None or a player index 0..1, got True"),
+        ({"num_players": 2.0}, "num_players must be 2, 3 or 4, got 2.0"),
         ({"illegal_action": "ignore"}, "illegal_action must be"),
     ],
 )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -10,32 +12,40 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from conftest import greedy_turns
 
 from splut_env import load_agent, make_agent, rules
 from splut_env.agents import play_game
 from splut_env.gym_env import SplutGymEnv
-from splut_env.policy import META_NAME, write_meta
-from training.config import ConfigError, NetworkConfig, load_config, parse_config
+from splut_env.policy import (
+    META_NAME,
+    WEIGHTS_NAME,
+    CheckpointError,
+    NetworkShape,
+    build_policy,
+    save_player,
+)
+from training.config import ConfigError, load_config, parse_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+TINY = NetworkShape(channels=8, blocks=1, features_dim=32)
+
+
 @pytest.fixture(scope="module")
-def tiny_checkpoint(tmp_path_factory) -> Path:
-    """A freshly initialised MaskablePPO policy saved as a checkpoint (no training)."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv
+def tiny_policy():
+    """A freshly initialised policy (no training), seeded."""
+    torch.manual_seed(3)
+    return build_policy(TINY)
 
-    from training.selfplay import policy_kwargs
 
-    env = DummyVecEnv([lambda: SplutGymEnv(num_players=2)])
-    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=3, device="cpu",
-                        policy_kwargs=policy_kwargs(NetworkConfig(8, 1, 32)))  # fmt: skip
+@pytest.fixture(scope="module")
+def tiny_checkpoint(tmp_path_factory, tiny_policy) -> Path:
+    """``tiny_policy`` saved as a player checkpoint."""
     path = tmp_path_factory.mktemp("ckpt") / "tiny.zip"
-    model.save(path)
-    write_meta(path, {"num_players": 2, "max_turns": 200, "steps": 0})
-    return path
+    return save_player(tiny_policy, path, TINY, num_players=2, max_turns=200, steps=0)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +75,30 @@ def test_shipped_configs_are_valid(config):
         ({"pool": {"seat_weights": [1, 2, 3]}}, "pool.seat_weights must have one weight per"),
         ({"pool": {"bot_weights": [1]}}, "pool.bot_weights must have one weight per entry"),
         ({"pool": {"bot_weights": [0, 0]}}, "non-negative with a positive sum"),
-        ({"pool": {"bot_weights": ["a", 1]}}, "pool.bot_weights must be a list of numbers"),
+        ({"pool": {"bot_weights": ["a", 1]}}, "pool.bot_weights must be a list of finite numbers"),
+        ({"pool": {"bot_weights": [float("nan"), 1]}}, "pool.bot_weights must be a list of finite"),
+        (
+            {"pool": {"seat_weights": [float("inf"), 1]}},
+            "pool.seat_weights must be a list of finite",
+        ),
+        ({"pool": {"bot_weights": [-1, 2]}}, "non-negative with a positive sum"),
+        ({"ppo": {"learning_rate": float("nan")}}, "ppo.learning_rate must be a finite number"),
+        ({"ppo": {"learning_rate": float("inf")}}, "ppo.learning_rate must be a finite number"),
+        ({"ppo": {"clip_range": -0.2}}, "ppo.clip_range must be positive"),
+        ({"ppo": {"clip_range": float("nan")}}, "ppo.clip_range must be a finite number"),
+        ({"ppo": {"ent_coef": -0.01}}, "ppo.ent_coef must be at least 0"),
+        ({"ppo": {"vf_coef": float("-inf")}}, "ppo.vf_coef must be a finite number"),
+        ({"ppo": {"max_grad_norm": 0}}, "ppo.max_grad_norm must be positive"),
+        ({"ppo": {"gamma": float("nan")}}, "ppo.gamma must be a finite number"),
+        ({"pretrain": {"learning_rate": -1e-3}}, "pretrain.learning_rate must be positive"),
+        ({"reward": {"shaping": float("nan")}}, "reward.shaping must be a finite number"),
+        ({"reward": {"shaping": -1}}, "reward.shaping must be at least 0"),
+        ({"pool": {"p_bots": float("nan")}}, "pool.p_bots must be a finite number"),
+        ({"seed": -1}, "seed must be from 0"),
+        ({"name": "../x"}, "name must be 1-100 letters"),
+        ({"name": ".hidden"}, "name must be 1-100 letters"),
+        ({"name": "a/b"}, "name must be 1-100 letters"),
+        ({"max_turns": 10**9}, "max_turns must be at most"),
     ],
 )
 def test_config_errors_name_the_field(data, message):
@@ -84,12 +117,23 @@ def test_config_file_errors_and_overrides(tmp_path):
     assert (cfg.total_steps, cfg.ppo.n_epochs) == (1024, 2)
     with pytest.raises(ConfigError, match="expected key=value"):
         load_config(ROOT / "configs" / "smoke.yaml", ["total_steps"])
+    with pytest.raises(
+        ConfigError, match=r"override 'total_steps=\[': the value is not valid YAML"
+    ):
+        load_config(ROOT / "configs" / "smoke.yaml", ["total_steps=["])
+    with pytest.raises(ConfigError, match=r"ppo\.learning_rate must be a finite number"):
+        load_config(ROOT / "configs" / "smoke.yaml", ["ppo.learning_rate=.nan"])
+    for text in ("- 1\n- 2\n", "42\n", "just text\n"):
+        bad.write_text(text)
+        with pytest.raises(ConfigError, match="must hold a mapping of fields"):
+            load_config(bad)
+    with pytest.raises(ConfigError, match="cannot read config"):
+        load_config(tmp_path)  # a folder
+    with pytest.raises(ConfigError, match="larger than"):
+        load_config("/dev/zero")
 
 
-def test_checkpoint_loads_back_and_gives_the_same_actions(tiny_checkpoint):
-    from sb3_contrib import MaskablePPO
-
-    model = MaskablePPO.load(tiny_checkpoint, device="cpu")
+def test_checkpoint_loads_back_and_gives_the_same_actions(tiny_checkpoint, tiny_policy):
     agent = load_agent(str(tiny_checkpoint), num_players=2)
     again = make_agent(str(tiny_checkpoint))
     rng = np.random.default_rng(0)
@@ -97,12 +141,15 @@ def test_checkpoint_loads_back_and_gives_the_same_actions(tiny_checkpoint):
     for _ in range(40):
         obs = {"observation": _planes(state), "action_mask": _mask(state)}
         action = agent.act(state, obs)
-        expected, _ = model.predict(obs["observation"], deterministic=True,
-                                    action_masks=obs["action_mask"].astype(bool))  # fmt: skip
+        expected, _ = tiny_policy.predict(obs["observation"], deterministic=True,
+                                          action_masks=obs["action_mask"].astype(bool))  # fmt: skip
         assert action == int(expected) == again.act(state, obs)
         state.apply(int(rng.choice(state.legal_ids())))
         if state.is_over():
             state = rules.initial_state(2)
+    loaded = agent.policy.state_dict()
+    assert all(torch.equal(loaded[k], v) for k, v in tiny_policy.state_dict().items())
+    assert agent.meta["steps"] == 0 and agent.meta["network"]["channels"] == 8
 
 
 def _planes(state):
@@ -117,20 +164,14 @@ def _mask(state):
     return action_mask(state, state.to_move)
 
 
-def test_exported_player_is_smaller_and_plays_the_same(tiny_checkpoint, tmp_path):
-    from splut_env.policy import export_player
-
-    player = tmp_path / "player.zip"
-    export_player(tiny_checkpoint, player)
-    assert player.stat().st_size < tiny_checkpoint.stat().st_size
-    a, b = load_agent(str(tiny_checkpoint)), load_agent(str(player))
-    state = rules.initial_state(2)
-    rng = np.random.default_rng(1)
-    for _ in range(30):
-        assert a.act(state) == b.act(state)
-        state.apply(int(rng.choice(state.legal_ids())))
-        if state.is_over():
-            break
+def test_player_checkpoint_holds_json_and_safetensors_only(tiny_checkpoint):
+    with zipfile.ZipFile(tiny_checkpoint) as zf:
+        assert zf.namelist() == [META_NAME, WEIGHTS_NAME]
+        meta = json.loads(zf.read(META_NAME))
+        weights = zf.read(WEIGHTS_NAME)
+    assert meta["format"] == "splut-env-player" and meta["num_players"] == 2
+    header_size = int.from_bytes(weights[:8], "little")  # safetensors: a JSON header, then data
+    assert json.loads(weights[8 : 8 + header_size])["action_net.weight"]["shape"] == [196, 32]
 
 
 def test_loaded_checkpoint_plays_full_games_as_an_opponent(tiny_checkpoint):
@@ -146,59 +187,175 @@ def test_loaded_checkpoint_plays_full_games_as_an_opponent(tiny_checkpoint):
     assert record.turns > 0
 
 
-def test_bad_checkpoints_give_clear_errors(tmp_path, tiny_checkpoint):
-    with pytest.raises(FileNotFoundError, match="does not exist"):
+def _rewrite(source: Path, target: Path, change) -> Path:
+    """Copy a checkpoint with ``change(name, bytes) -> bytes | None`` applied to every
+    member (``None`` drops it)."""
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as dst:
+        for info in src.infolist():
+            data = change(info.filename, src.read(info))
+            if data is not None:
+                dst.writestr(info.filename, data)
+    return target
+
+
+def _with_meta(source: Path, target: Path, **changes) -> Path:
+    def change(name, data):
+        if name != META_NAME:
+            return data
+        meta = json.loads(data)
+        meta.update(changes)
+        return json.dumps(meta).encode()
+
+    return _rewrite(source, target, change)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"max_turns": None}, "max_turns must be a whole number from 1"),
+        ({"max_turns": "200"}, "max_turns must be a whole number from 1"),
+        ({"max_turns": 0}, "max_turns must be a whole number from 1"),
+        ({"max_turns": -5}, "max_turns must be a whole number from 1"),
+        ({"num_players": 5}, "num_players must be 2, 3 or 4"),
+        ({"num_players": True}, "num_players must be 2, 3 or 4"),
+        ({"layout_version": 0}, "layout 0"),
+        ({"format": "splut-env-policy"}, "old-format checkpoint"),
+        ({"format_version": 3}, "unknown checkpoint format"),
+        ({"network": {"channels": 10**6, "blocks": 1, "features_dim": 32, "value_hidden": [64]}},
+         "network.channels must be a whole number from 1 to 256"),
+        ({"network": {"channels": 16, "blocks": 1, "features_dim": 32, "value_hidden": [64]}},
+         "does not match the network"),
+        ({"network": "big"}, "'network' must be an object"),
+    ],
+)  # fmt: skip
+def test_bad_metadata_is_named(tmp_path, tiny_checkpoint, changes, message):
+    bad = _with_meta(tiny_checkpoint, tmp_path / "bad.zip", **changes)
+    with pytest.raises(CheckpointError, match=message):
+        load_agent(str(bad))
+
+
+def test_bad_checkpoint_files_are_named(tmp_path, tiny_checkpoint):
+    with pytest.raises(CheckpointError, match="does not exist"):
         load_agent(str(tmp_path / "none.zip"))
+    with pytest.raises(CheckpointError, match="is a folder"):
+        load_agent(str(tmp_path))
     junk = tmp_path / "junk.zip"
     junk.write_bytes(b"not a zip at all")
-    with pytest.raises(ValueError, match="is not a splut-env checkpoint"):
+    with pytest.raises(CheckpointError, match="not a readable zip"):
         load_agent(str(junk))
-    bare = tmp_path / "bare.zip"
-    with zipfile.ZipFile(bare, "w") as zf:
-        zf.writestr("data", "{}")
-    with pytest.raises(ValueError, match="is not a splut-env checkpoint"):
-        load_agent(str(bare))
-    old = tmp_path / "old.zip"
-    old.write_bytes(tiny_checkpoint.read_bytes())
-    with zipfile.ZipFile(old, "a") as zf:
-        zf.writestr(META_NAME, json.dumps({"format": "splut-env-policy", "layout_version": 0}))
-    with pytest.raises(ValueError, match="layout 0"):
-        load_agent(str(old))
-    with pytest.raises(ValueError, match="trained for 2 players, not 4"):
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes(tiny_checkpoint.read_bytes()[:5000])
+    with pytest.raises(CheckpointError, match="not a readable zip"):
+        load_agent(str(truncated))
+    listed = _rewrite(
+        tiny_checkpoint, tmp_path / "list.zip", lambda n, d: b"[1, 2]" if n == META_NAME else d
+    )
+    with pytest.raises(CheckpointError, match="must hold a JSON object"):
+        load_agent(str(listed))
+    text = _rewrite(
+        tiny_checkpoint, tmp_path / "text.zip", lambda n, d: b"{nope" if n == META_NAME else d
+    )
+    with pytest.raises(CheckpointError, match="is not valid JSON"):
+        load_agent(str(text))
+    noisy = _rewrite(
+        tiny_checkpoint, tmp_path / "noisy.zip", lambda n, d: d[:100] if n == WEIGHTS_NAME else d
+    )
+    with pytest.raises(CheckpointError, match=r"policy\.safetensors is damaged"):
+        load_agent(str(noisy))
+    missing = _rewrite(
+        tiny_checkpoint, tmp_path / "missing.zip", lambda n, d: None if n == WEIGHTS_NAME else d
+    )
+    with pytest.raises(CheckpointError, match="holds exactly"):
+        load_agent(str(missing))
+    with pytest.raises(CheckpointError, match="trained for 2 players, not 4"):
         load_agent(str(tiny_checkpoint), num_players=4)
-    broken = tmp_path / "broken.zip"
-    with zipfile.ZipFile(broken, "w") as zf:
-        zf.writestr(META_NAME, json.dumps({"format": "splut-env-policy", "layout_version": 1,
-                                           "num_actions": 196, "num_players": 2}))  # fmt: skip
-    with pytest.raises(ValueError, match="cannot be loaded"):
-        load_agent(str(broken))
+    with pytest.raises(ValueError, match="trained for 2 players and cannot play at a table of 3"):
+        play_game([make_agent(str(tiny_checkpoint))] + [make_agent("random")] * 2, seed=0)
 
 
-def run_train(*args: str) -> subprocess.CompletedProcess:
+def _flag_member(
+    source: Path, target: Path, *, flag_bits: int = 0, method: int | None = None
+) -> Path:
+    """``source`` with every member's general-purpose flags or compression method (in both
+    the local and the central headers) overwritten."""
+    data = bytearray(source.read_bytes())
+    for signature, flag_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(signature)
+        while at >= 0:
+            data[at + flag_at : at + flag_at + 2] = flag_bits.to_bytes(2, "little")
+            if method is not None:
+                data[at + flag_at + 2 : at + flag_at + 4] = method.to_bytes(2, "little")
+            at = data.find(signature, at + 4)
+    target.write_bytes(bytes(data))
+    return target
+
+
+def test_encrypted_or_strangely_compressed_members_are_refused(tmp_path, tiny_checkpoint):
+    encrypted = _flag_member(tiny_checkpoint, tmp_path / "encrypted.zip", flag_bits=1)
+    with pytest.raises(CheckpointError, match="is encrypted"):
+        load_agent(str(encrypted))
+    lzma = _flag_member(tiny_checkpoint, tmp_path / "method.zip", method=99)
+    with pytest.raises(CheckpointError, match="compression method 99"):
+        load_agent(str(lzma))
+
+
+def test_old_format_checkpoints_are_refused_with_the_conversion_command(tmp_path):
+    old = tmp_path / "old.zip"
+    with zipfile.ZipFile(old, "w") as zf:
+        zf.writestr("data", "{}")
+        zf.writestr("policy.pth", b"")
+        zf.writestr(META_NAME, json.dumps({"format": "splut-env-policy"}))
+    with pytest.raises(CheckpointError, match=r"python -m training\.convert OLD\.zip NEW\.zip"):
+        load_agent(str(old))
+
+
+def run_train(*args: str, key: Path | None = None) -> subprocess.CompletedProcess:
+    """``python -m training.train`` with ``key`` as the run-signing key file."""
+    env = dict(os.environ)
+    if key is not None:
+        env["SPLUT_ENV_KEY_FILE"] = str(key)
     return subprocess.run(
         [sys.executable, "-m", "training.train", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env=env,
     )  # fmt: skip
 
 
 def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
-    runs = tmp_path / "runs"
-    first = run_train("--config", "configs/smoke.yaml", "--runs", str(runs), "total_steps=256")
+    runs, key = tmp_path / "runs", tmp_path / "run.key"
+    first = run_train(
+        "--config", "configs/smoke.yaml", "--runs", str(runs), "total_steps=256", key=key
+    )
     assert first.returncode == 0, first.stderr[-3000:]
     (run_dir,) = runs.iterdir()
     for name in (
         "config.yaml",
         "versions.json",
-        "final.zip",
+        "player.zip",
         "MODEL_CARD.md",
         "learning_curve.png",
     ):
         assert (run_dir / name).is_file(), name
     assert "| random |" in (run_dir / "MODEL_CARD.md").read_text()
-    state = json.loads((run_dir / "checkpoints" / "step_0000000256" / "trainer.json").read_text())
+    checkpoint = run_dir / "checkpoints" / "step_0000000256"
+    state = json.loads((checkpoint / "trainer.json").read_text())
     assert state["steps"] == 256
+    assert sorted(json.loads((checkpoint / "manifest.json").read_text())["files"]) == [
+        "model.zip", "pool.json", "pool.safetensors", "trainer.json"
+    ]  # fmt: skip
 
-    second = run_train("--resume", str(run_dir), "total_steps=512")
+    # A run folder signed with another key (written elsewhere), or changed since, is refused
+    # before anything is unpickled.
+    foreign = run_train("--resume", str(run_dir), "total_steps=512", key=tmp_path / "other.key")
+    assert foreign.returncode == 2 and "not written by a run of this user" in foreign.stderr
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    (copy / "checkpoints" / "step_0000000256" / "trainer.json").write_text('{"steps": 1}')
+    changed = run_train("--resume", str(copy), key=key)
+    assert (
+        changed.returncode == 2 and "trainer.json changed since the run wrote it" in changed.stderr
+    )
+
+    second = run_train("--resume", str(run_dir), "total_steps=512", key=key)
     assert second.returncode == 0, second.stderr[-3000:]
     assert "resumed from" in second.stdout and "at step 256" in second.stdout
     last = json.loads((run_dir / "checkpoints" / "step_0000000512" / "trainer.json").read_text())
@@ -207,14 +364,10 @@ def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
     assert set(split) == {"env", "inference", "learn", "evaluate"}
     assert all(v > 0 for v in split.values()) and split["env"] > state["time_split"]["env"]
     assert "- self-play time: environment processes" in (run_dir / "MODEL_CARD.md").read_text()
-    import torch
-
-    labels = [
-        label for label, _ in torch.load(run_dir / "checkpoints" / "step_0000000512" / "pool.pt")
-    ]
-    assert labels[0] == "self@0" and "self@384" in labels
-    agent = load_agent(str(run_dir / "final.zip"))
-    assert agent.meta["steps"] == 512
+    pool = json.loads((run_dir / "checkpoints" / "step_0000000512" / "pool.json").read_text())
+    assert pool["labels"][0] == "self@0" and "self@384" in pool["labels"]
+    agent = load_agent(str(run_dir / "player.zip"))
+    assert agent.meta["steps"] == 512 and agent.meta["run"] == "smoke"
 
 
 def test_train_command_line_errors():
@@ -224,6 +377,21 @@ def test_train_command_line_errors():
     assert result.returncode == 2 and "ppo.gamma must be between 0 and 1" in result.stderr
     result = run_train("--resume", "/nonexistent/run")
     assert result.returncode == 2 and "no checkpoint" in result.stderr
+
+
+def test_bad_configs_stop_before_the_run_folder_is_made(tmp_path):
+    for override, message in [
+        ("seed=-1", "seed must be from 0"),
+        ("name=../x", "name must be 1-100 letters"),
+        ("total_steps=[", "the value is not valid YAML"),
+        ("ppo.clip_range=-1", "ppo.clip_range must be positive"),
+    ]:
+        result = run_train(
+            "--config", "configs/smoke.yaml", "--runs", str(tmp_path / "runs"), override
+        )
+        assert result.returncode == 2 and message in result.stderr, result.stderr[-2000:]
+        assert "Traceback" not in result.stderr
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "x").exists()
 
 
 def test_teacher_games_and_imitation_fit():
@@ -246,7 +414,8 @@ def test_teacher_games_and_imitation_fit():
 def test_smoke_training_with_more_players(tmp_path, players):
     result = run_train("--config", "configs/smoke.yaml", "--runs", str(tmp_path),
                        f"num_players={players}", "n_envs=1", "total_steps=128",
-                       "ppo.n_steps=64", "pretrain.games=2", "eval.final_games=1")  # fmt: skip
+                       "ppo.n_steps=64", "pretrain.games=2", "eval.final_games=1",
+                       key=tmp_path.parent / f"{tmp_path.name}.key")  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     (run_dir,) = tmp_path.iterdir()
     agent = load_agent(str(run_dir / "player.zip"), num_players=players)

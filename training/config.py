@@ -7,6 +7,8 @@ Every field has a type and a range; an unknown, mistyped or out-of-range field r
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,9 +16,17 @@ from typing import Any
 
 import yaml
 
+from splut_env.engine import MAX_TURN
+from splut_env.files import read_text
+
+MAX_CONFIG_BYTES = 1 << 20
+
 
 class ConfigError(ValueError):
     """A configuration field that is missing, unknown, mistyped or out of range."""
+
+
+NAME_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
 
 
 @dataclass
@@ -135,10 +145,24 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be at least 1, got {value}")
         if self.num_players not in (2, 3, 4):
             raise ConfigError(f"num_players must be 2, 3 or 4, got {self.num_players}")
+        if not NAME_RE.fullmatch(self.name):
+            raise ConfigError(
+                f"name must be 1-100 letters, digits, '.', '_' or '-', not starting with '.' "
+                f"(it names the run folder), got {self.name!r}"
+            )
+        if not 0 <= self.seed < 2**32:
+            raise ConfigError(f"seed must be from 0 to 2**32 - 1, got {self.seed}")
+        if self.max_turns > MAX_TURN:
+            raise ConfigError(f"max_turns must be at most {MAX_TURN}, got {self.max_turns}")
         for name, value in [("ppo.learning_rate", self.ppo.learning_rate),
-                            ("ppo.clip_range", self.ppo.clip_range)]:  # fmt: skip
+                            ("ppo.clip_range", self.ppo.clip_range),
+                            ("ppo.max_grad_norm", self.ppo.max_grad_norm)]:  # fmt: skip
             if value <= 0:
                 raise ConfigError(f"{name} must be positive, got {value}")
+        for name, value in [("ppo.ent_coef", self.ppo.ent_coef),
+                            ("ppo.vf_coef", self.ppo.vf_coef)]:  # fmt: skip
+            if value < 0:
+                raise ConfigError(f"{name} must be at least 0, got {value}")
         for name, value in [("ppo.gamma", self.ppo.gamma), ("ppo.gae_lambda", self.ppo.gae_lambda),
                             ("pool.p_latest", self.pool.p_latest), ("pool.p_past", self.pool.p_past),
                             ("pool.p_bots", self.pool.p_bots)]:  # fmt: skip
@@ -205,14 +229,17 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
         hint = hints[key]
         if dataclasses.is_dataclass(hint):
             values[key] = _build(hint, value, where)
-        elif hint is float and isinstance(value, int) and not isinstance(value, bool):
+        elif hint is float and isinstance(value, int | float) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                raise ConfigError(f"{where} must be a finite number, got {value!r}")
             values[key] = float(value)
         elif hint == list[float]:
             numbers = isinstance(value, list) and all(
-                isinstance(v, int | float) and not isinstance(v, bool) for v in value
+                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                for v in value
             )
             if not numbers:
-                raise ConfigError(f"{where} must be a list of numbers, got {value!r}")
+                raise ConfigError(f"{where} must be a list of finite numbers, got {value!r}")
             values[key] = [float(v) for v in value]
         elif typing.get_origin(hint) is list:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -240,11 +267,16 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
         key, raw = item.split("=", 1)
         node = data
         parts = key.split(".")
+        if not all(parts):
+            raise ConfigError(f"override {item!r}: expected key=value, e.g. ppo.n_epochs=4")
         for part in parts[:-1]:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
                 raise ConfigError(f"override {item!r}: {part!r} is not a section")
-        node[parts[-1]] = yaml.safe_load(raw)
+        try:
+            node[parts[-1]] = yaml.safe_load(raw)
+        except yaml.YAMLError as err:
+            raise ConfigError(f"override {item!r}: the value is not valid YAML: {err}") from err
     return data
 
 
@@ -252,11 +284,14 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
     """Read a YAML config file, apply overrides, check everything."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except OSError as err:
-        raise ConfigError(f"cannot read config {str(path)!r}: {err}") from err
+        data = yaml.safe_load(read_text(path, "config", MAX_CONFIG_BYTES))
+    except ValueError as err:
+        raise ConfigError(str(err)) from err
     except yaml.YAMLError as err:
         raise ConfigError(f"config {str(path)!r} is not valid YAML: {err}") from err
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ConfigError(f"config {str(path)!r} must hold a mapping of fields, got {data!r:.80}")
     return parse_config(apply_overrides(data, overrides or []))
 
 

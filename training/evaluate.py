@@ -30,10 +30,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from splut_env.agents import Agent, GameRecord, make_agent, play_game
-from splut_env.engine import SEATS, SEATS_IN_PLAY, State
+from splut_env.agents import Agent, GameRecord, check_table, make_agent, play_game
+from splut_env.cli import int_range
+from splut_env.engine import MAX_TURN, SEATS, SEATS_IN_PLAY, State
 from splut_env.notation import format_spn
 from training.stats import elo_ratings, ffa_ratings, finishing_ranks, wilson
+
+OPENING_TRIES = 1000
+MAX_OPENING_STEPS = 100
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,7 @@ def random_opening(num_players: int, steps: int, seed: int) -> str | None:
     if steps <= 0:
         return None
     rng = random.Random(seed)
-    while True:
+    for _ in range(OPENING_TRIES):
         state = State.initial(num_players)
         for _ in range(steps):
             state.apply(rng.choice(state.legal_ids()))
@@ -59,6 +63,10 @@ def random_opening(num_players: int, steps: int, seed: int) -> str | None:
                 break
         if not state.is_over():
             return format_spn(state)
+    raise ValueError(
+        f"--openings {steps}: no game of random steps lasted that long in {OPENING_TRIES} tries; "
+        "choose fewer steps"
+    )
 
 
 def labels_for(specs: Sequence[str]) -> list[str]:
@@ -270,6 +278,24 @@ def report(labels: Sequence[str], players: int, summary: dict) -> str:
     return "\n".join(lines)
 
 
+OUTPUTS = ("summary.md", "agents.csv", "seats.csv", "games.txt", "plot.png")
+
+
+def prepare_out(out: Path) -> None:
+    """Make the output folder and check that every output file can be written there, before
+    any game is played; raises ``ValueError`` naming the problem."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"--out {str(out)!r}: cannot make the output folder: {err}") from err
+    for name in OUTPUTS:
+        path = out / name
+        if path.exists() and not path.is_file():
+            raise ValueError(f"--out {str(out)!r}: {name} exists there and is not a file")
+    if not os.access(out, os.W_OK):
+        raise ValueError(f"--out {str(out)!r}: the folder is not writable")
+
+
 def write_outputs(
     out: Path, labels: Sequence[str], players: int, summary: dict, results, text: str
 ) -> None:
@@ -349,15 +375,16 @@ def main(argv: list[str] | None = None) -> None:
         "--opponents", nargs="+", default=[],
         help="only rate --agents against these (no games among --agents or among opponents)",
     )  # fmt: skip
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--games", type=int, default=100, help="games per pairing / table")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-turns", type=int, default=200)
+    parser.add_argument("--players", type=int_range(2, 4), default=2)
+    parser.add_argument("--games", type=int_range(1, 10**6), default=100,
+                        help="games per pairing / table")  # fmt: skip
+    parser.add_argument("--seed", type=int_range(0, 10**9), default=0)
+    parser.add_argument("--max-turns", type=int_range(1, MAX_TURN), default=200)
     parser.add_argument(
-        "--openings", type=int, default=0, metavar="K",
+        "--openings", type=int_range(0, MAX_OPENING_STEPS), default=0, metavar="K",
         help="start each seat rotation from K random steps (0: the initial position)",
     )  # fmt: skip
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--workers", type=int_range(1, 256), default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, default=Path("runs/eval"))
     args = parser.parse_args(argv)
     specs_given = args.agents + args.opponents
@@ -365,8 +392,12 @@ def main(argv: list[str] | None = None) -> None:
     spec_of = dict(zip(labels, specs_given, strict=True))
     focus = labels[: len(args.agents)] if args.opponents else None
     try:
-        for spec in set(specs_given):
-            make_agent(spec)  # fail fast on an unknown name or a bad checkpoint
+        for spec in sorted(set(specs_given)):  # fail fast on a bad name, file or table size
+            try:
+                check_table([make_agent(spec)], args.players)
+            except ValueError as err:
+                raise ValueError(f"agent {spec!r}: {err}") from err
+        prepare_out(args.out)
         specs = schedule(
             labels, args.players, args.games, args.seed, args.max_turns, focus, args.openings
         )

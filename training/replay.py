@@ -10,6 +10,7 @@ import argparse
 import time
 from pathlib import Path
 
+from splut_env.cli import int_range, seconds
 from splut_env.engine import State
 from splut_env.game import positions, read_games
 from splut_env.render import render_ansi, render_rgb
@@ -26,10 +27,14 @@ def save_gif(states: list[State], path: Path, ms_per_step: int = 400) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("log", type=Path)
-    parser.add_argument("--game", type=int, default=0, help="index among the log's games")
-    parser.add_argument("--gif", type=Path, help="write an animated GIF instead of printing")
-    parser.add_argument("--delay", type=float, default=0.3, help="seconds between steps")
+    parser.add_argument("--game", type=int_range(0), default=0, help="index among the log's games")
+    parser.add_argument(
+        "--gif", type=Path, help="write an animated GIF (*.gif) instead of printing"
+    )
+    parser.add_argument("--delay", type=seconds, default=0.3, help="seconds between steps")
     args = parser.parse_args(argv)
+    if args.gif and (args.gif.suffix.lower() != ".gif" or args.gif.is_dir()):
+        parser.error(f"--gif {str(args.gif)!r}: expected a file name ending in .gif")
     try:
         games = read_games(args.log)
         if not 0 <= args.game < len(games):
@@ -39,7 +44,10 @@ def main(argv: list[str] | None = None) -> None:
     except (OSError, ValueError) as err:
         parser.error(str(err))
     if args.gif:
-        save_gif(states, args.gif)
+        try:
+            save_gif(states, args.gif)
+        except (OSError, ValueError) as err:
+            parser.error(f"--gif {str(args.gif)!r}: cannot write it: {err}")
         print(f"{len(states)} frames written to {args.gif}")
         return
     for k, state in enumerate(states):

@@ -10,7 +10,9 @@ by ``seat_weights`` (uniform when empty). The main process keeps the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import gymnasium
@@ -20,39 +22,26 @@ import torch
 from splut_env.agents import Agent, make_agent
 from splut_env.bots import evaluate
 from splut_env.gym_env import SplutGymEnv
-from splut_env.policy import BoardNet, PolicyAgent
+from splut_env.policy import NetworkShape, PolicyAgent
+from splut_env.policy import build_policy as build_shaped_policy
 from training.config import NetworkConfig, PoolConfig
 
 Snapshot = tuple[str, dict[str, torch.Tensor]]  # (label "self@<steps>", policy state dict)
 
 
+def network_shape(network: NetworkConfig) -> NetworkShape:
+    """The board network's shape for a network config (learner, snapshots and players)."""
+    return NetworkShape(network.channels, network.blocks, network.features_dim)
+
+
 def policy_kwargs(network: NetworkConfig) -> dict[str, Any]:
-    """The ``MaskablePPO`` policy arguments for a network config (learner and snapshots)."""
-    return {
-        "features_extractor_class": BoardNet,
-        "features_extractor_kwargs": {
-            "features_dim": network.features_dim,
-            "channels": network.channels,
-            "blocks": network.blocks,
-        },
-        "net_arch": {"pi": [], "vf": [64]},
-    }
+    """The ``MaskablePPO`` policy arguments for a network config."""
+    return network_shape(network).policy_kwargs()
 
 
 def build_policy(network: NetworkConfig) -> Any:
     """An untrained policy of the right shape, to load snapshot weights into."""
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE
-
-    policy = MaskableActorCriticPolicy(
-        gymnasium.spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32),
-        gymnasium.spaces.Discrete(NUM_ACTIONS),
-        lambda _: 0.0,
-        **policy_kwargs(network),
-    )
-    policy.set_training_mode(False)
-    return policy
+    return build_shaped_policy(network_shape(network))
 
 
 class SnapshotPool:
@@ -73,6 +62,30 @@ class SnapshotPool:
 
     def payload(self) -> list[Snapshot]:
         return list(self.snapshots)
+
+    FILES = ("pool.json", "pool.safetensors")
+
+    def save(self, folder: Path) -> None:
+        """Write the snapshots to ``folder``: labels in ``pool.json``, weights in
+        ``pool.safetensors`` (no pickle)."""
+        from safetensors.torch import save_file
+
+        tensors = {f"{i}/{k}": v for i, (_, state) in enumerate(self.snapshots)
+                   for k, v in state.items()}  # fmt: skip
+        (folder / "pool.json").write_text(json.dumps({"labels": self.labels()}, indent=2))
+        save_file(tensors, folder / "pool.safetensors")
+
+    def load(self, folder: Path) -> None:
+        """Read the snapshots :meth:`save` wrote."""
+        from safetensors.torch import load_file
+
+        labels = json.loads((folder / "pool.json").read_text())["labels"]
+        tensors = load_file(folder / "pool.safetensors")
+        states: list[dict[str, torch.Tensor]] = [{} for _ in labels]
+        for key, value in tensors.items():
+            index, name = key.split("/", 1)
+            states[int(index)][name] = value
+        self.snapshots = list(zip(labels, states, strict=True))
 
     def labels(self) -> list[str]:
         return [label for label, _ in self.snapshots]

@@ -5,10 +5,16 @@
 
 Each run writes to its own folder ``runs/<name>__seed<seed>__<time>/``: ``config.yaml``,
 ``versions.json``, TensorBoard logs (``tb/``), checkpoints every ``checkpoint_every`` steps
-(``checkpoints/step_<n>/``: the model, the opponent pool, the counters), ``eval.csv`` (the
-periodic evaluations), and at the end ``final.zip``, ``learning_curve.png`` and
+(``checkpoints/step_<n>/``: the model, the opponent pool, the counters, a signed
+manifest), ``eval.csv`` (the periodic evaluations), and at the end ``player.zip`` (the policy
+as a player checkpoint: no pickle, safe to share), ``learning_curve.png`` and
 ``MODEL_CARD.md``. Ctrl-C (or SIGTERM) stops after saving a checkpoint; ``--resume`` goes on
 from the latest one with the same step counter and pool.
+
+A training checkpoint's ``model.zip`` is the whole algorithm state as stable-baselines3
+saves it, which is read with pickle: resume only your own runs. ``--resume`` first checks
+the folder's manifest (:mod:`training.manifest`: the SHA-256 of every file, signed with this
+user's key) and refuses a changed or foreign folder unless ``--trust-checkpoint`` is given.
 """
 
 from __future__ import annotations
@@ -31,10 +37,17 @@ import torch
 import yaml
 
 from splut_env.agents import make_agent, play_game
-from splut_env.policy import PolicyAgent, export_player, read_meta, write_meta
+from splut_env.policy import LAYOUT_VERSION, PolicyAgent, save_player
+from training import manifest
 from training.config import ConfigError, TrainConfig, apply_overrides, load_config, parse_config
 from training.config import to_dict as config_dict
-from training.selfplay import SelfPlayEnv, SnapshotPool, opponent_kind, policy_kwargs
+from training.selfplay import (
+    SelfPlayEnv,
+    SnapshotPool,
+    network_shape,
+    opponent_kind,
+    policy_kwargs,
+)
 from training.stats import wilson
 
 # --- the pieces --------------------------------------------------------------------------
@@ -134,16 +147,18 @@ def save_checkpoint(
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     model.save(tmp / "model.zip")
-    write_meta(tmp / "model.zip", checkpoint_meta(config, model.num_timesteps))
-    torch.save(pool.payload(), tmp / "pool.pt")
+    pool.save(tmp)
     (tmp / "trainer.json").write_text(json.dumps(state, indent=2))
+    manifest.write(tmp, ["model.zip", *SnapshotPool.FILES, "trainer.json"],
+                   layout_version=LAYOUT_VERSION, steps=model.num_timesteps)  # fmt: skip
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)  # a checkpoint appears whole or not at all
 
 
-def checkpoint_meta(config: TrainConfig, steps: int) -> dict:
-    return {"num_players": config.num_players, "max_turns": config.max_turns, "steps": steps,
-            "run": config.name, "seed": config.seed}  # fmt: skip
+def save_final_player(path: Path, policy: Any, config: TrainConfig, steps: int) -> Path:
+    """The learner's policy as a player checkpoint (safe to share and load anywhere)."""
+    return save_player(policy, path, network_shape(config.network), config.num_players,
+                       config.max_turns, steps=steps, run=config.name, seed=config.seed)  # fmt: skip
 
 
 def next_multiple(steps: int, every: int) -> int:
@@ -183,6 +198,11 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--config", type=Path, help="YAML config (see configs/)")
     parser.add_argument("--resume", type=Path, help="a run folder or one of its checkpoints")
     parser.add_argument("--runs", type=Path, default=Path("runs"), help="where run folders go")
+    parser.add_argument(
+        "--trust-checkpoint", action="store_true",
+        help="resume from a checkpoint not signed on this machine (it is unpickled: only "
+        "for files you trust)",
+    )  # fmt: skip
     parser.add_argument("overrides", nargs="*", help="config overrides, e.g. total_steps=50000")
     args = parser.parse_args(argv)
     if (args.config is None) == (args.resume is None):
@@ -193,10 +213,17 @@ def main(argv: list[str] | None = None) -> Path:
         if args.resume:
             checkpoint = latest_checkpoint(args.resume)
             run_dir = checkpoint.parent.parent
+            signed = manifest.verify(checkpoint, trust=args.trust_checkpoint)
+            if signed.get("layout_version") != LAYOUT_VERSION:
+                raise ValueError(
+                    f"{checkpoint} was trained on observation/action layout "
+                    f"{signed.get('layout_version')!r}; this splut-env uses {LAYOUT_VERSION}"
+                )
             saved = yaml.safe_load((run_dir / "config.yaml").read_text())
+            if not isinstance(saved, dict):
+                raise ConfigError(f"{run_dir / 'config.yaml'} does not hold a config mapping")
             config = parse_config(apply_overrides(saved, args.overrides))
             trainer = json.loads((checkpoint / "trainer.json").read_text())
-            read_meta(checkpoint / "model.zip")
         else:
             config = load_config(args.config, args.overrides)
             stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -223,7 +250,7 @@ def main(argv: list[str] | None = None) -> Path:
     if args.resume:
         model = MaskablePPO.load(checkpoint / "model.zip", env=vec_env, device="cpu",
                                  tensorboard_log=str(run_dir / "tb"))  # fmt: skip
-        pool.snapshots = torch.load(checkpoint / "pool.pt", weights_only=True)
+        pool.load(checkpoint)
         print(f"resumed from {checkpoint} at step {model.num_timesteps}, pool {pool.labels()}")
     else:
         ppo = config.ppo
@@ -370,12 +397,8 @@ def main(argv: list[str] | None = None) -> Path:
         print(f"stopped at step {model.num_timesteps}; resume with --resume {run_dir}")
         sys.exit(130)
 
-    # Final evaluation, model, curve and card.
-    final = run_dir / "final.zip"
-    model.save(final)
-    write_meta(final, checkpoint_meta(config, model.num_timesteps))
-    player = run_dir / "player.zip"
-    export_player(final, player)
+    # Final evaluation, player, curve and card.
+    player = save_final_player(run_dir / "player.zip", model.policy, config, model.num_timesteps)
     print(f"final evaluation: {config.eval.final_games} games per bot ...", flush=True)
     results = evaluate_policy(model.policy, config, config.eval.bots, config.eval.final_games,
                               seed=10**6)  # fmt: skip
@@ -386,7 +409,7 @@ def main(argv: list[str] | None = None) -> Path:
                       trainer["time_split_from"])  # fmt: skip
     (run_dir / "MODEL_CARD.md").write_text(card)
     print(card)
-    print(f"checkpoint: {player} (to play; {final} also holds the optimizer, to train on)")
+    print(f"checkpoint: {player} (to play; to train on: --resume {run_dir})")
     return player
 
 

@@ -1,0 +1,112 @@
+"""Signed manifests of training checkpoints, checked before ``--resume`` unpickles anything.
+
+A training checkpoint holds the whole algorithm state as stable-baselines3 writes it
+(``model.zip``), and reading that runs pickle, which can run code planted in the file. So
+every checkpoint folder gets ``manifest.json``: the SHA-256 of every file the run wrote
+there, signed with HMAC-SHA256 under a key that only this user on this machine has
+(``$SPLUT_ENV_KEY_FILE``, else ``~/.config/splut-env/run.key``, made on first use with
+mode 600). :func:`verify` refuses a folder whose files changed, or whose manifest was not
+signed here (a run folder downloaded from elsewhere), unless the caller trusts it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+FORMAT = "splut-env-training-checkpoint"
+
+
+class ManifestError(ValueError):
+    """A checkpoint folder whose manifest is missing, does not match its files, or was
+    signed by another key."""
+
+
+def key_file() -> Path:
+    """Where this user's signing key lives."""
+    configured = os.environ.get("SPLUT_ENV_KEY_FILE")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(base) / "splut-env" / "run.key"
+
+
+def _key() -> bytes:
+    path = key_file()
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another process made it meanwhile
+            pass
+        else:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_hex(32))
+    return path.read_text().strip().encode()
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _body(files: dict[str, str], info: dict) -> bytes:
+    return json.dumps({"format": FORMAT, "files": files, **info}, sort_keys=True).encode()
+
+
+def write(folder: Path, names: Sequence[str], **info: object) -> None:
+    """Write ``folder/manifest.json`` for the files ``names`` (and JSON-able ``info``)."""
+    files = {name: _digest(folder / name) for name in names}
+    body = _body(files, info)
+    signature = hmac.new(_key(), body, hashlib.sha256).hexdigest()
+    manifest = {"format": FORMAT, "files": files, **info, "hmac_sha256": signature}
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2))
+
+
+def verify(folder: Path, trust: bool = False) -> dict:
+    """The manifest of ``folder`` once every listed file matches its SHA-256 and the
+    signature is this user's key (skipped with ``trust``); raises :class:`ManifestError`."""
+    where = str(folder)
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+    except FileNotFoundError:
+        raise ManifestError(
+            f"checkpoint {where!r} has no {MANIFEST}: it was not written by this version of "
+            "splut-env, so it is not unpickled. If you trust it, pass --trust-checkpoint"
+        ) from None
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise ManifestError(f"checkpoint {where!r}: unreadable {MANIFEST}: {err}") from err
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if (manifest.get("format") if isinstance(manifest, dict) else None) != FORMAT or not (
+        isinstance(files, dict) and all(isinstance(v, str) for v in files.values())
+    ):
+        raise ManifestError(f"checkpoint {where!r}: {MANIFEST} is not a checkpoint manifest")
+    for name, digest in files.items():
+        path = folder / name
+        if Path(name).name != name or not path.is_file():
+            raise ManifestError(f"checkpoint {where!r}: {name!r} listed in {MANIFEST} is missing")
+        if not hmac.compare_digest(_digest(path), digest):
+            raise ManifestError(
+                f"checkpoint {where!r}: {name} changed since the run wrote it (SHA-256 differs "
+                f"from {MANIFEST}); it is not unpickled"
+            )
+    if not trust:
+        info = {k: v for k, v in manifest.items() if k not in ("format", "files", "hmac_sha256")}
+        expected = hmac.new(_key(), _body(files, info), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(str(manifest.get("hmac_sha256", "")), expected):
+            raise ManifestError(
+                f"checkpoint {where!r} was not written by a run of this user on this machine "
+                f"(its {MANIFEST} is not signed with {key_file()}). Resuming unpickles its "
+                "model, which can run code planted in it: pass --trust-checkpoint only if you "
+                "trust where it came from"
+            )
+    return manifest
