@@ -255,14 +255,17 @@ class NetworkShape:
         return cls(data["channels"], data["blocks"], data["features_dim"], tuple(hidden))
 
 
-def build_policy(shape: NetworkShape) -> Any:
-    """An untrained ``MaskableActorCriticPolicy`` of ``shape``, in evaluation mode."""
+def build_policy(shape: NetworkShape, ortho_init: bool = True) -> Any:
+    """An untrained ``MaskableActorCriticPolicy`` of ``shape``, in evaluation mode
+    (``ortho_init=False`` skips stable-baselines3's slow orthogonal initialisation, for
+    weights that are loaded next)."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     policy = MaskableActorCriticPolicy(
         spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32),
         spaces.Discrete(NUM_ACTIONS),
         lambda _: 0.0,
+        ortho_init=ortho_init,
         **shape.policy_kwargs(),
     )
     policy.set_training_mode(False)
@@ -439,7 +442,7 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
     where = repr(str(path))
     members = _read_members(path)
     meta = _parse_meta(members[META_NAME], where)
-    policy = build_policy(NetworkShape.from_json(meta["network"], where))
+    policy = build_policy(NetworkShape.from_json(meta["network"], where), ortho_init=False)
     try:
         tensors = load(members[WEIGHTS_NAME])
     except Exception as err:  # safetensors raises its own error types on damaged bytes
