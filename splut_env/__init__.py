@@ -12,7 +12,7 @@ from splut_env.agents import Agent, RandomAgent, make_agent, register_agent
 from splut_env.encoding import NUM_ACTIONS
 from splut_env.notation import IllegalStepError, InvalidNotationError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def load_agent(

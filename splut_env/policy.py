@@ -197,7 +197,7 @@ LEGACY_FORMAT = "splut-env-policy"
 MAX_META_BYTES = 1 << 20
 MAX_WEIGHTS_BYTES = 256 << 20
 CONVERT_HINT = (
-    "it is an old-format checkpoint (a stable-baselines3 zip, read with pickle, which can run "
+    "it is an old-format checkpoint (splut-env 0.1: a stable-baselines3 zip, read with pickle, which can run "
     "code planted in the file), so it is not loaded. If you trust where it came from, convert "
     "it once: python -m training.convert OLD.zip NEW.zip"
 )
