@@ -72,7 +72,7 @@ from splut_env.encoding import (
     observation,
     step_id_to_action,
 )
-from splut_env.engine import MAX_TURN, SEATS, SEATS_IN_PLAY, State, player_count
+from splut_env.engine import SEATS, SEATS_IN_PLAY, State, player_count, turn_cap
 from splut_env.notation import IllegalStepError, format_spn, step_text
 from splut_env.render import Renderer
 from splut_env.rules import from_spn, step_id
@@ -83,14 +83,7 @@ RENDER_MODES = ("human", "ansi", "rgb_array")
 def check_settings(num_players: Any, max_turns: Any, render_mode: Any) -> None:
     """Raise ``ValueError`` naming the first bad environment setting."""
     player_count(num_players)
-    if (
-        not isinstance(max_turns, int)
-        or isinstance(max_turns, bool)
-        or not 1 <= max_turns <= MAX_TURN
-    ):
-        raise ValueError(
-            f"max_turns must be a whole number from 1 to {MAX_TURN}, got {max_turns!r}"
-        )
+    turn_cap(max_turns)
     if render_mode is not None and render_mode not in RENDER_MODES:
         raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
 

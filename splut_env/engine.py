@@ -161,6 +161,14 @@ def player_count(value: object) -> int:
     return count
 
 
+def turn_cap(value: object) -> int:
+    """``value`` as a ``max_turns`` setting (a whole number from 1 to :data:`MAX_TURN`);
+    raises ``ValueError``."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_TURN:
+        raise ValueError(f"max_turns must be a whole number from 1 to {MAX_TURN}, got {value!r}")
+    return value
+
+
 class State:
     """A Splut! position, mutable through :meth:`apply` (use :meth:`copy` first).
 

@@ -22,7 +22,6 @@ from splut_env.encoding import legal_step_id, observation
 from splut_env.engine import (
     DIRS,
     KINDS,
-    MAX_TURN,
     NEIGHBOUR,
     SEATS,
     SQUARE_NAMES,
@@ -30,6 +29,7 @@ from splut_env.engine import (
     WIZARD,
     State,
     decode_id,
+    turn_cap,
 )
 from splut_env.files import read_text
 from splut_env.notation import IllegalStepError, format_spn, step_text
@@ -130,14 +130,7 @@ class Game:
             raise ValueError(f"a game has 2, 3 or 4 players, got {n}: {list(players)!r}")
         if len(players) != n:
             raise ValueError(f"{len(players)} players given for a {n}-player position")
-        if (
-            not isinstance(max_turns, int)
-            or isinstance(max_turns, bool)
-            or not 1 <= max_turns <= MAX_TURN
-        ):
-            raise ValueError(
-                f"max_turns must be a whole number from 1 to {MAX_TURN}, got {max_turns!r}"
-            )
+        turn_cap(max_turns)
         self.labels = [p if isinstance(p, str) else p.name for p in players]
         self.agents: list[Agent | None] = []
         for k, p in enumerate(players):

@@ -59,7 +59,7 @@ MAX_BODY_BYTES = 64 << 10
 
 class NewGame(BaseModel):
     players: list[Annotated[str, Field(max_length=500)]] = Field(min_length=2, max_length=4)
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=0, le=2**63)
     max_turns: int = Field(default=200, ge=1, le=1000)
 
 
