@@ -38,7 +38,8 @@ level       depth  width  beam  cost per decision (one turn, 2 players)
 ``hard``    3      6      3     about 6 opponent turns and 18 own turns enumerated
 ==========  =====  =====  ====  ======================================================
 
-Measured times per decision are printed by ``python -m training.bench_bots``.
+Measured times per decision are in the README's bot table (``python -m training.evaluate``
+prints them as ms/step).
 """
 
 from __future__ import annotations

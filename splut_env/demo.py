@@ -13,12 +13,12 @@ from pathlib import Path
 from splut_env.aec_env import env as make_env
 from splut_env.agents import agent_names, check_table, make_agent
 from splut_env.cli import int_range, seconds
-from splut_env.engine import MAX_TURN
+from splut_env.engine import MAX_TURN, State
 from splut_env.render import render_rgb
 
 
-def play_game(players: list[str], seed: int, max_turns: int, delay: float, color: bool) -> str:
-    """Play one game between the named agents, printing it; returns the final SPN."""
+def play_game(players: list[str], seed: int, max_turns: int, delay: float, color: bool) -> State:
+    """Play one game between the named agents, printing it; returns the final state."""
     env = make_env(num_players=len(players), max_turns=max_turns, render_mode="ansi")
     env.reset(seed=seed)
     raw = env.unwrapped

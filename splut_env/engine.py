@@ -102,7 +102,7 @@ START: tuple[tuple[int, int, int, int], ...] = tuple(
 
 NUM_STEP_IDS = 196
 TROLL_BASE, DWARF_BASE = 168, 192
-PLAIN, PULL = 0, 1
+PULL = 1  # a troll step id's variant: 0 plain, 1 pull, 2 + t throw to t
 
 
 def wizard_id(d: int, rock: int = -1) -> int:

@@ -1,4 +1,4 @@
-"""Text notations of the rules page (§7): step notation and SPN positions, plus a diagram.
+"""Text notations of the rules page (§7): step notation and SPN positions.
 
 Every parse has a paired format: :func:`parse_step`/:func:`step_text` and
 :func:`parse_spn_into`/:func:`format_spn`. Errors quote the input and say what was expected.

@@ -65,7 +65,7 @@ class PoolConfig:
     p_past: float = 0.2
     """Chance that it is an older snapshot (uniformly chosen)."""
     p_bots: float = 0.3
-    """Chance that it is one of the bots (uniformly chosen)."""
+    """Chance that it is one of the bots (chosen by ``bot_weights``, uniformly when empty)."""
     bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
     bot_weights: list[float] = field(default_factory=list)
     """Relative chance of each of ``bots`` when a bot is drawn (empty: all equal)."""
