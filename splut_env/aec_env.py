@@ -68,12 +68,12 @@ from splut_env.encoding import (
     OBS_SHAPE,
     action_to_step_id,
     checked_action,
-    legal_step_id,
+    checked_step_id,
     observation,
     step_id_to_action,
 )
-from splut_env.engine import SEATS, SEATS_IN_PLAY, State, player_count, turn_cap
-from splut_env.notation import IllegalStepError, format_spn, step_text
+from splut_env.engine import SEATS_IN_PLAY, State, player_count, turn_cap
+from splut_env.notation import format_spn, step_text
 from splut_env.render import Renderer
 from splut_env.rules import from_spn, step_id
 
@@ -189,12 +189,7 @@ class raw_env(AECEnv, EzPickle):
             return
         state = self.state
         seat = self.agent_seat[agent]
-        sid = legal_step_id(state, seat, action)
-        if sid < 0:
-            raise IllegalStepError(
-                f"illegal action {action!r} for {agent} (seat {SEATS[seat]}) in position "
-                f"{format_spn(state)!r}: expected a legal action of the mask"
-            )
+        sid = checked_step_id(state, seat, action, who=agent)
         alive_before = state.alive_seats()
         state.apply(sid)
         self._cumulative_rewards[agent] = 0

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from splut_env.encoding import (
-    legal_step_id,
+    checked_step_id,
     observation,
     step_id_to_action,
 )
@@ -102,6 +102,11 @@ def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     )
 
 
+def agent_seed(seed: int | None, player: int) -> int | None:
+    """The seed of ``player``'s agent in a game seeded with ``seed`` (``None``: unseeded)."""
+    return None if seed is None else seed * 7919 + player
+
+
 def check_table(agents: Sequence[Agent], num_players: int) -> None:
     """Raise ``ValueError`` if an agent was made for another number of players."""
     for agent in agents:
@@ -135,7 +140,7 @@ def play_game(
 ) -> GameRecord:
     """Play one game, ``agents[k]`` as ``player_k``; each agent is reset with a seed derived
     from ``seed``. Raises :class:`IllegalStepError` naming an agent that plays illegally."""
-    from splut_env.notation import IllegalStepError, format_spn, step_text
+    from splut_env.notation import format_spn, step_text
     from splut_env.rules import from_spn
 
     n = len(agents)
@@ -144,7 +149,7 @@ def play_game(
         raise ValueError(f"{n} agents given for a {len(state.seats)}-player position")
     check_table(agents, n)
     for k, agent in enumerate(agents):
-        agent.reset(seed=None if seed is None else seed * 7919 + k)
+        agent.reset(seed=agent_seed(seed, k))
     player = {seat: k for k, seat in enumerate(state.seats)}
     record = GameRecord(format_spn(state), [], None, [], state.turn, "", [0.0] * n, [0] * n)
     alive = set(state.alive_seats())
@@ -157,12 +162,7 @@ def play_game(
         action = agent.act(state, obs)
         record.think_seconds[k] += time.perf_counter() - start
         record.decisions[k] += 1
-        step = legal_step_id(state, seat, action)
-        if step < 0:
-            raise IllegalStepError(
-                f"agent {agent!r} (player_{k}) chose illegal action {action!r} in position "
-                f"{format_spn(state)!r}"
-            )
+        step = checked_step_id(state, seat, action, who=f"agent {agent!r} (player_{k})")
         record.steps.append(step_text(step))
         state.apply(step)
         now = set(state.alive_seats())

@@ -54,10 +54,12 @@ from splut_env.engine import (
     NUM_STEP_IDS,
     ROTATE,
     ROTATE_ID,
+    SEATS,
     SQUARE_XY,
     UNROTATE_ID,
     State,
 )
+from splut_env.notation import IllegalStepError, format_spn, quote
 
 NUM_ACTIONS = NUM_STEP_IDS
 NUM_PLANES = 22
@@ -116,6 +118,19 @@ def legal_step_id(state: State, seat: int, action: object) -> int:
         return -1
     sid = UNROTATE_ID[seat][action]
     return sid if sid in state.legal_ids() else -1
+
+
+def checked_step_id(state: State, seat: int, action: object, who: str) -> int:
+    """The engine step id of ``action``, a legal action of ``seat`` (to move) in ``state``;
+    raises :class:`IllegalStepError` naming ``who`` chose it, the action and the position.
+    Every caller that applies an agent's action checks it here."""
+    sid = legal_step_id(state, seat, action)
+    if sid < 0:
+        raise IllegalStepError(
+            f"illegal action {quote(action)} for {who} (seat {SEATS[seat]}) in position "
+            f"{format_spn(state)!r}: expected an action with a 1 in its action mask"
+        )
+    return sid
 
 
 def action_mask(state: State, seat: int) -> np.ndarray:

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from splut_env.agents import Agent, check_table, make_agent
-from splut_env.encoding import legal_step_id, observation
+from splut_env.agents import Agent, agent_seed, check_table, make_agent
+from splut_env.encoding import checked_step_id, observation
 from splut_env.engine import (
     DIRS,
     KINDS,
@@ -39,6 +39,14 @@ from splut_env.rules import from_spn, play, step_id
 HUMAN = "human"
 PIECE_NAMES = ("wizard", "troll", "dwarf")
 DIR_NAMES = {"n": "north", "e": "east", "s": "south", "w": "west"}
+
+
+LOG_HEADER = "# splut-env game log: one game per line, '<start SPN> | <steps>'"
+
+
+def log_line(start_spn: str, steps: Sequence[str]) -> str:
+    """One game of a log: ``<start SPN> | <steps>``."""
+    return f"{start_spn} | {' '.join(steps)}"
 
 
 def read_games(path: str | Path) -> list[tuple[str, list[str]]]:
@@ -138,7 +146,7 @@ class Game:
                 self.agents.append(None)
             else:
                 agent = make_agent(p)
-                agent.reset(None if seed is None else seed * 7919 + k)
+                agent.reset(agent_seed(seed, k))
                 self.agents.append(agent)
         check_table([a for a in self.agents if a is not None], n)
         self.max_turns = max_turns
@@ -238,12 +246,7 @@ class Game:
         state, seat = self.state, self.state.to_move
         obs = observation(state, seat, self.max_turns) if agent.needs_observation else None
         action = agent.act(state.copy(), obs)
-        step = legal_step_id(state, seat, action)
-        if step < 0:
-            raise IllegalStepError(
-                f"agent {agent!r} chose illegal action {action!r} in {format_spn(state)!r}"
-            )
-        return step
+        return checked_step_id(state, seat, action, who=f"agent {agent!r}")
 
     def hint(self, agent: str | Agent | None = None) -> str:
         """The step ``agent`` would play for the player to move (default: the first agent at
@@ -274,9 +277,8 @@ class Game:
         """The game as a one-game log (see :func:`read_games`)."""
         seats = " ".join(f"{SEATS[s]}={p}" for s, p in zip(self.seats, self.labels, strict=True))
         return (
-            "# splut-env game log: one game per line, '<start SPN> | <steps>'\n"
-            f"# players: {seats}; {self.result_text()}\n"
-            f"{format_spn(self.states[0])} | {' '.join(self.steps)}\n"
+            f"{LOG_HEADER}\n# players: {seats}; {self.result_text()}\n"
+            f"{log_line(format_spn(self.states[0]), self.steps)}\n"
         )
 
     def save(self, path: str | Path) -> Path:

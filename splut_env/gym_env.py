@@ -33,7 +33,7 @@ from splut_env.encoding import (
     action_mask,
     action_to_step_id,
     checked_action,
-    legal_step_id,
+    checked_step_id,
     observation,
     observation_planes,
     step_id_to_action,
@@ -150,15 +150,12 @@ class SplutGymEnv(gymnasium.Env):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         state = self.state
-        sid = legal_step_id(state, self.seat, action)
-        if sid < 0:
-            message = (
-                f"illegal action {action!r} for seat {SEATS[self.seat]} in position "
-                f"{format_spn(state)!r}: expected one with action_masks() true"
-            )
+        try:
+            sid = checked_step_id(state, self.seat, action, who="the learner")
+        except IllegalStepError as err:
             if self.illegal_action == "raise":
-                raise IllegalStepError(message)
-            gymnasium.logger.warn(message)
+                raise
+            gymnasium.logger.warn(str(err))
             info = self._info()
             info["illegal_action"] = True
             return self._obs(), -1.0, True, False, info
@@ -190,13 +187,7 @@ class SplutGymEnv(gymnasium.Env):
             opp = self._seat_opponent[seat]
             obs = observation(state, seat, self.max_turns) if opp.needs_observation else None
             action = opp.act(state, obs)
-            sid = legal_step_id(state, seat, action)
-            if sid < 0:
-                raise IllegalStepError(
-                    f"opponent {opp!r} (seat {SEATS[seat]}) chose illegal action {action!r} "
-                    f"in position {format_spn(state)!r}"
-                )
-            state.apply(sid)
+            state.apply(checked_step_id(state, seat, action, who=f"opponent {opp!r}"))
 
     # --- conversions for the learner --------------------------------------------------
 

@@ -297,3 +297,24 @@ def test_checkpoint_metadata_without_a_zip_member_flag_check(tmp_path):
         zf.writestr("../splut_env.json", "{}")
     with pytest.raises(CheckpointError, match="holds exactly"):
         splut_env.load_agent(str(path))
+
+
+class Cheater(splut_env.Agent):
+    """Always plays action 170: the troll throws north, never legal at the start."""
+
+    needs_observation = False
+    name = "cheater"
+
+    def act(self, state, observation=None):
+        return 170
+
+
+def test_an_illegal_agent_action_gets_one_message_everywhere():
+    expected = r"illegal action 170 for .*cheater.* \(seat S\) in position .*: expected an action with a 1 in its action mask"
+    with pytest.raises(splut_env.IllegalStepError, match=expected):
+        play_game([Cheater(), splut_env.make_agent("random")], seed=0)
+    with pytest.raises(splut_env.IllegalStepError, match=expected):
+        Game([Cheater(), "human"]).agent_step()
+    env = SplutGymEnv(opponents=Cheater(), learner_seat=1)
+    with pytest.raises(splut_env.IllegalStepError, match=expected):
+        env.reset(seed=0)

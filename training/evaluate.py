@@ -33,6 +33,7 @@ from pathlib import Path
 from splut_env.agents import Agent, GameRecord, check_table, make_agent, play_game
 from splut_env.cli import int_range
 from splut_env.engine import MAX_TURN, SEATS, SEATS_IN_PLAY, State
+from splut_env.game import LOG_HEADER, log_line
 from splut_env.notation import format_spn
 from training.stats import elo_ratings, ffa_ratings, finishing_ranks, wilson
 
@@ -320,14 +321,14 @@ def write_outputs(
                 seat = SEATS[SEATS_IN_PLAY[players][k]]
                 w.writerow([a, seat, f"player_{k}", t.games, t.wins, t.draws, t.wins / t.games])
     with open(out / "games.txt", "w") as f:
-        f.write("# splut-env game log: one game per line, '<start SPN> | <steps>'\n")
+        f.write(LOG_HEADER + "\n")
         for spec, rec in results:
             seats = " ".join(
                 f"{SEATS[s]}={a}" for s, a in zip(SEATS_IN_PLAY[players], spec.table, strict=True)
             )
             result = "no winner" if rec.winner is None else f"{spec.table[rec.winner]} wins"
             f.write(f"# game {spec.index}: {seats}; {result} after {rec.turns} turns\n")
-            f.write(f"{rec.start_spn} | {' '.join(rec.steps)}\n")
+            f.write(log_line(rec.start_spn, rec.steps) + "\n")
     plot(out / "plot.png", labels, players, summary)
 
 
