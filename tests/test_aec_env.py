@@ -214,5 +214,8 @@ def test_renders():
     frame = env.render()
     assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
     assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 10
+
+
+def test_versioned_alias_is_the_same_env():
     assert splut_env.env.__module__ == "splut_env.aec_env"
     assert splut_env.splut_v0.env is splut_env.env

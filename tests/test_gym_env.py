@@ -181,4 +181,7 @@ def test_ansi_and_rgb_render():
     env = SplutGymEnv(render_mode="rgb_array")
     env.reset(seed=0)
     assert env.render().shape[2] == 3
+
+
+def test_random_is_a_registered_agent():
     assert isinstance(splut_env.make_agent("random"), splut_env.RandomAgent)

@@ -184,7 +184,17 @@ def test_loaded_checkpoint_plays_full_games_as_an_opponent(tiny_checkpoint):
             _, _, terminated, truncated, _ = env.step(action)
             done = terminated or truncated
     record = play_game([make_agent(str(tiny_checkpoint)), make_agent("random")], seed=1)
-    assert record.turns > 0
+    assert_whole_game(record, 2)
+
+
+def assert_whole_game(record, players: int) -> None:
+    """A finished (won or truncated) game whose logged steps replay to its final position."""
+    from splut_env.game import positions
+
+    states = positions(record.start_spn, record.steps)
+    assert rules.to_spn(states[-1]) == record.final_spn and len(states[0].seats) == players
+    assert states[-1].is_over() or states[-1].turn > 200
+    assert sum(record.decisions) == len(record.steps) > 0
 
 
 def _rewrite(source: Path, target: Path, change) -> Path:
@@ -420,7 +430,7 @@ def test_smoke_training_with_more_players(tmp_path, players):
     (run_dir,) = tmp_path.iterdir()
     agent = load_agent(str(run_dir / "player.zip"), num_players=players)
     record = play_game([agent] + [make_agent("random") for _ in range(players - 1)], seed=0)
-    assert record.turns > 0
+    assert_whole_game(record, players)
 
 
 @pytest.mark.parametrize(("name", "players"), [("splut_2p", 2), ("splut_3p", 3), ("splut_4p", 4)])
