@@ -197,9 +197,9 @@ LEGACY_FORMAT = "splut-env-policy"
 MAX_META_BYTES = 1 << 20
 MAX_WEIGHTS_BYTES = 256 << 20
 CONVERT_HINT = (
-    "it is an old-format checkpoint (splut-env 0.1: a stable-baselines3 zip, read with pickle, which can run "
-    "code planted in the file), so it is not loaded. If you trust where it came from, convert "
-    "it once: python -m training.convert OLD.zip NEW.zip"
+    "it is an old-format checkpoint (splut-env 0.1: a stable-baselines3 zip, read with "
+    "pickle, which can run code planted in the file), so it is not loaded. If you trust where "
+    "it came from, convert it once: python -m training.convert OLD.zip NEW.zip"
 )
 #: Bounds on the network read from a checkpoint, so that a crafted file cannot ask for
 #: an absurd amount of memory.
@@ -244,8 +244,10 @@ class NetworkShape:
             raise CheckpointError(
                 f"{where}: network.value_hidden must be a list of at most 4 sizes"
             )
-        for name, value in [*((k, data[k]) for k in ("channels", "blocks", "features_dim")),
-                            *(("value_hidden", v) for v in hidden)]:  # fmt: skip
+        for name, value in [
+            *((k, data[k]) for k in ("channels", "blocks", "features_dim")),
+            *(("value_hidden", v) for v in hidden),
+        ]:
             low = 0 if name == "blocks" else 1
             if not _is_int(value) or not low <= value <= NETWORK_LIMITS[name]:
                 raise CheckpointError(
@@ -298,10 +300,17 @@ def save_player(
     ``policy.safetensors``. Nothing in it is pickled. The file appears whole or not at all."""
     from safetensors.torch import save
 
-    meta = {"format": PLAYER_FORMAT, "format_version": FORMAT_VERSION,
-            "layout_version": LAYOUT_VERSION, "obs_shape": list(OBS_SHAPE),
-            "num_actions": NUM_ACTIONS, "num_players": num_players, "max_turns": max_turns,
-            "network": shape.to_json(), **facts}  # fmt: skip
+    meta = {
+        "format": PLAYER_FORMAT,
+        "format_version": FORMAT_VERSION,
+        "layout_version": LAYOUT_VERSION,
+        "obs_shape": list(OBS_SHAPE),
+        "num_actions": NUM_ACTIONS,
+        "num_players": num_players,
+        "max_turns": max_turns,
+        "network": shape.to_json(),
+        **facts,
+    }
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -375,8 +384,11 @@ def _check_meta(meta: Any, where: str) -> dict[str, Any]:
             f"{_short(meta.get('format_version'))}; expected {PLAYER_FORMAT!r} version "
             f"{FORMAT_VERSION}"
         )
-    if (meta.get("layout_version") != LAYOUT_VERSION or meta.get("num_actions") != NUM_ACTIONS
-            or meta.get("obs_shape") != list(OBS_SHAPE)):  # fmt: skip
+    if (
+        meta.get("layout_version") != LAYOUT_VERSION
+        or meta.get("num_actions") != NUM_ACTIONS
+        or meta.get("obs_shape") != list(OBS_SHAPE)
+    ):
         raise CheckpointError(
             f"{where} was trained on observation/action layout "
             f"{_short(meta.get('layout_version'))} ({_short(meta.get('num_actions'))} actions); "
@@ -428,8 +440,13 @@ class Checkpoint:
         self, deterministic: bool = True, shield: bool = False
     ) -> PolicyAgent | ShieldedAgent:
         """A new player over this checkpoint's network (``shield``: a :class:`ShieldedAgent`)."""
-        agent = PolicyAgent(self.policy, name=self.path.name, deterministic=deterministic,
-                            meta=self.meta, max_turns=self.meta["max_turns"])  # fmt: skip
+        agent = PolicyAgent(
+            self.policy,
+            name=self.path.name,
+            deterministic=deterministic,
+            meta=self.meta,
+            max_turns=self.meta["max_turns"],
+        )
         return ShieldedAgent(agent) if shield else agent
 
 
@@ -449,10 +466,13 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
         raise CheckpointError(f"{where}: {WEIGHTS_NAME} is damaged: {err}") from err
     expected = {k: v for k, v in _weights(policy).items()}
     wrong = sorted(
-        k for k in expected.keys() | tensors.keys()
-        if k not in tensors or k not in expected or tensors[k].shape != expected[k].shape
+        k
+        for k in expected.keys() | tensors.keys()
+        if k not in tensors
+        or k not in expected
+        or tensors[k].shape != expected[k].shape
         or tensors[k].dtype != expected[k].dtype
-    )  # fmt: skip
+    )
     if wrong:
         raise CheckpointError(
             f"{where}: {WEIGHTS_NAME} does not match the network in {META_NAME} "

@@ -211,8 +211,11 @@ def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> Fa
     :class:`~splut_env.policy.CheckpointError`) and shared by every game (default: the
     loadable ``checkpoints/*.zip`` of the working folder, when torch is installed)."""
     loaded = default_checkpoints() if checkpoints is None else load_offered(checkpoints)
-    offered = {path + suffix: (ckpt, bool(suffix))
-               for path, ckpt in loaded.items() for suffix in ("", SHIELD_SUFFIX)}  # fmt: skip
+    offered = {
+        path + suffix: (ckpt, bool(suffix))
+        for path, ckpt in loaded.items()
+        for suffix in ("", SHIELD_SUFFIX)
+    }
     choices = [HUMAN, *agent_names(), *offered]
     store = GameStore(max_games)
     app = FastAPI(title="Splut!", description=__doc__)
@@ -220,8 +223,10 @@ def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> Fa
 
     @app.exception_handler(RequestValidationError)
     def invalid_request(_request: Any, exc: RequestValidationError) -> JSONResponse:
-        detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""),
-                   "input": quote(e.get("input"))} for e in exc.errors()[:10]]  # fmt: skip
+        detail = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "input": quote(e.get("input"))}
+            for e in exc.errors()[:10]
+        ]
         return JSONResponse({"detail": detail}, status_code=422)
 
     def player(name: str) -> str | Agent:

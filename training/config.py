@@ -154,13 +154,14 @@ class TrainConfig:
             raise ConfigError(f"seed must be from 0 to 2**32 - 1, got {self.seed}")
         if self.max_turns > MAX_TURN:
             raise ConfigError(f"max_turns must be at most {MAX_TURN}, got {self.max_turns}")
-        for name, value in [("ppo.learning_rate", self.ppo.learning_rate),
-                            ("ppo.clip_range", self.ppo.clip_range),
-                            ("ppo.max_grad_norm", self.ppo.max_grad_norm)]:  # fmt: skip
+        for name, value in [
+            ("ppo.learning_rate", self.ppo.learning_rate),
+            ("ppo.clip_range", self.ppo.clip_range),
+            ("ppo.max_grad_norm", self.ppo.max_grad_norm),
+        ]:
             if value <= 0:
                 raise ConfigError(f"{name} must be positive, got {value}")
-        for name, value in [("ppo.ent_coef", self.ppo.ent_coef),
-                            ("ppo.vf_coef", self.ppo.vf_coef)]:  # fmt: skip
+        for name, value in [("ppo.ent_coef", self.ppo.ent_coef), ("ppo.vf_coef", self.ppo.vf_coef)]:
             if value < 0:
                 raise ConfigError(f"{name} must be at least 0, got {value}")
         for name, value in [("ppo.gamma", self.ppo.gamma), ("ppo.gae_lambda", self.ppo.gae_lambda),

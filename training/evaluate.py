@@ -377,8 +377,9 @@ def main(argv: list[str] | None = None) -> None:
         help="only rate --agents against these (no games among --agents or among opponents)",
     )  # fmt: skip
     parser.add_argument("--players", type=int_range(2, 4), default=2)
-    parser.add_argument("--games", type=int_range(1, 10**6), default=100,
-                        help="games per pairing / table")  # fmt: skip
+    parser.add_argument(
+        "--games", type=int_range(1, 10**6), default=100, help="games per pairing / table"
+    )
     parser.add_argument("--seed", type=int_range(0, 10**9), default=0)
     parser.add_argument("--max-turns", type=int_range(1, MAX_TURN), default=200)
     parser.add_argument(

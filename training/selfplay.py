@@ -70,8 +70,9 @@ class SnapshotPool:
         ``pool.safetensors`` (no pickle)."""
         from safetensors.torch import save_file
 
-        tensors = {f"{i}/{k}": v for i, (_, state) in enumerate(self.snapshots)
-                   for k, v in state.items()}  # fmt: skip
+        tensors = {
+            f"{i}/{k}": v for i, (_, state) in enumerate(self.snapshots) for k, v in state.items()
+        }
         (folder / "pool.json").write_text(json.dumps({"labels": self.labels()}, indent=2))
         save_file(tensors, folder / "pool.safetensors")
 

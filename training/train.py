@@ -58,9 +58,14 @@ def make_env_fn(config: TrainConfig, rank: int):
         # Environment processes leave Ctrl-C to the main one, which checkpoints and stops.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         return SelfPlayEnv(
-            config.num_players, config.max_turns, config.pool, config.network,
-            seed=config.seed * 1000 + rank, shaping=config.reward.shaping, gamma=config.ppo.gamma,
-        )  # fmt: skip
+            config.num_players,
+            config.max_turns,
+            config.pool,
+            config.network,
+            seed=config.seed * 1000 + rank,
+            shaping=config.reward.shaping,
+            gamma=config.ppo.gamma,
+        )
 
     return make
 
@@ -149,16 +154,28 @@ def save_checkpoint(
     model.save(tmp / "model.zip")
     pool.save(tmp)
     (tmp / "trainer.json").write_text(json.dumps(state, indent=2))
-    manifest.write(tmp, ["model.zip", *SnapshotPool.FILES, "trainer.json"],
-                   layout_version=LAYOUT_VERSION, steps=model.num_timesteps)  # fmt: skip
+    manifest.write(
+        tmp,
+        ["model.zip", *SnapshotPool.FILES, "trainer.json"],
+        layout_version=LAYOUT_VERSION,
+        steps=model.num_timesteps,
+    )
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)  # a checkpoint appears whole or not at all
 
 
 def save_final_player(path: Path, policy: Any, config: TrainConfig, steps: int) -> Path:
     """The learner's policy as a player checkpoint (safe to share and load anywhere)."""
-    return save_player(policy, path, network_shape(config.network), config.num_players,
-                       config.max_turns, steps=steps, run=config.name, seed=config.seed)  # fmt: skip
+    return save_player(
+        policy,
+        path,
+        network_shape(config.network),
+        config.num_players,
+        config.max_turns,
+        steps=steps,
+        run=config.name,
+        seed=config.seed,
+    )
 
 
 def next_multiple(steps: int, every: int) -> int:
