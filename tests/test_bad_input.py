@@ -318,3 +318,22 @@ def test_an_illegal_agent_action_gets_one_message_everywhere():
     env = SplutGymEnv(opponents=Cheater(), learner_seat=1)
     with pytest.raises(splut_env.IllegalStepError, match=expected):
         env.reset(seed=0)
+
+
+def test_resume_refuses_a_folder_without_a_manifest(tmp_path):
+    from training import manifest
+
+    folder = tmp_path / "checkpoints" / "step_0000000256"
+    folder.mkdir(parents=True)
+    (folder / "trainer.json").write_text("{}")
+    for trust in (False, True):
+        with pytest.raises(manifest.ManifestError, match=r"has no manifest\.json"):
+            manifest.verify(folder, trust=trust)
+    (folder / "manifest.json").write_text('{"format": "other"}')
+    with pytest.raises(manifest.ManifestError, match="is not a checkpoint manifest"):
+        manifest.verify(folder)
+    (folder / "manifest.json").write_text(
+        '{"format": "splut-env-training-checkpoint", "files": {"../../x": "00"}}'
+    )
+    with pytest.raises(manifest.ManifestError, match="is missing"):
+        manifest.verify(folder, trust=True)

@@ -80,8 +80,8 @@ def verify(folder: Path, trust: bool = False) -> dict:
         manifest = json.loads((folder / MANIFEST).read_text())
     except FileNotFoundError:
         raise ManifestError(
-            f"checkpoint {where!r} has no {MANIFEST}: it was not written by this version of "
-            "splut-env, so it is not unpickled. If you trust it, pass --trust-checkpoint"
+            f"checkpoint {where!r} has no {MANIFEST}: it is not a checkpoint folder of "
+            "splut-env 0.2 or later (0.1 runs, whose pool is pickled too, cannot be resumed)"
         ) from None
     except (OSError, UnicodeDecodeError, ValueError) as err:
         raise ManifestError(f"checkpoint {where!r}: unreadable {MANIFEST}: {err}") from err
