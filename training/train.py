@@ -145,6 +145,9 @@ def evaluate_policy(
     return results
 
 
+CHECKPOINT_FILES = ("model.zip", *SnapshotPool.FILES, "trainer.json")
+
+
 def save_checkpoint(
     folder: Path, model: Any, pool: SnapshotPool, state: dict, config: TrainConfig
 ) -> None:
@@ -156,7 +159,7 @@ def save_checkpoint(
     (tmp / "trainer.json").write_text(json.dumps(state, indent=2))
     manifest.write(
         tmp,
-        ["model.zip", *SnapshotPool.FILES, "trainer.json"],
+        CHECKPOINT_FILES,
         layout_version=LAYOUT_VERSION,
         steps=model.num_timesteps,
     )
@@ -231,6 +234,9 @@ def main(argv: list[str] | None = None) -> Path:
             checkpoint = latest_checkpoint(args.resume)
             run_dir = checkpoint.parent.parent
             signed = manifest.verify(checkpoint, trust=args.trust_checkpoint)
+            unlisted = sorted(set(CHECKPOINT_FILES) - set(signed["files"]))
+            if unlisted:
+                raise ValueError(f"{checkpoint}: manifest.json does not list {unlisted}")
             if signed.get("layout_version") != LAYOUT_VERSION:
                 raise ValueError(
                     f"{checkpoint} was trained on observation/action layout "
