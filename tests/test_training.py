@@ -337,6 +337,21 @@ def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
     )
     assert first.returncode == 0, first.stderr[-3000:]
     (run_dir,) = runs.iterdir()
+    # Training is deterministic for a seed: a second run gives the same weights.
+    again = run_train(
+        "--config",
+        "configs/smoke.yaml",
+        "--runs",
+        str(tmp_path / "again"),
+        "total_steps=256",
+        key=key,
+    )
+    assert again.returncode == 0, again.stderr[-3000:]
+    weights = [
+        load_agent(str(next((folder).iterdir()) / "player.zip")).policy.state_dict()
+        for folder in (runs, tmp_path / "again")
+    ]
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
     for name in (
         "config.yaml",
         "versions.json",
