@@ -80,12 +80,13 @@ from splut_env.rules import from_spn, step_id
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
-def check_settings(num_players: Any, max_turns: Any, render_mode: Any) -> None:
-    """Raise ``ValueError`` naming the first bad environment setting."""
-    player_count(num_players)
+def check_settings(num_players: Any, max_turns: Any, render_mode: Any) -> int:
+    """The player count; raises ``ValueError`` naming the first bad environment setting."""
+    count = player_count(num_players)
     turn_cap(max_turns)
     if render_mode is not None and render_mode not in RENDER_MODES:
         raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+    return count
 
 
 def start_state(num_players: int, options: dict[str, Any] | None) -> State:
@@ -136,7 +137,7 @@ class raw_env(AECEnv, EzPickle):
     ) -> None:
         EzPickle.__init__(self, num_players, max_turns, render_mode)
         super().__init__()
-        check_settings(num_players, max_turns, render_mode)
+        num_players = check_settings(num_players, max_turns, render_mode)
         self.num_players = num_players
         self.max_turns = max_turns
         self.render_mode = render_mode

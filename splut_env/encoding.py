@@ -58,6 +58,7 @@ from splut_env.engine import (
     SQUARE_XY,
     UNROTATE_ID,
     State,
+    whole_number,
 )
 from splut_env.notation import IllegalStepError, format_spn, quote
 
@@ -95,9 +96,8 @@ def _action_index(action: object) -> int | None:
     array), or ``None``."""
     if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
         action = action.item()
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-        return None
-    return int(action) if 0 <= action < NUM_ACTIONS else None
+    index = whole_number(action)
+    return index if index is not None and 0 <= index < NUM_ACTIONS else None
 
 
 def checked_action(action: object) -> int:

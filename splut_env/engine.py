@@ -150,23 +150,34 @@ UNROTATE_ID: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
-def player_count(value: object) -> int:
-    """``value`` as a player count (2, 3 or 4, any integer type); raises ``ValueError``."""
+def whole_number(value: object) -> int | None:
+    """``value`` as an ``int`` if it is an integer (Python or numpy, not a bool), else
+    ``None``: floats, strings and containers are not silently converted."""
+    if isinstance(value, bool):
+        return None
     try:
-        count = operator.index(value)  # ints and numpy integers, not floats or strings
+        return operator.index(value)
     except TypeError:
-        count = None
-    if isinstance(value, bool) or count not in SEATS_IN_PLAY:
-        raise ValueError(f"num_players must be 2, 3 or 4, got {value!r}")
+        return None
+
+
+def player_count(value: object) -> int:
+    """``value`` as a player count (2, 3 or 4); raises ``ValueError``."""
+    count = whole_number(value)
+    if count not in SEATS_IN_PLAY:
+        raise ValueError(f"num_players must be 2, 3 or 4, got {value!r:.80}")
     return count
 
 
 def turn_cap(value: object) -> int:
     """``value`` as a ``max_turns`` setting (a whole number from 1 to :data:`MAX_TURN`);
     raises ``ValueError``."""
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_TURN:
-        raise ValueError(f"max_turns must be a whole number from 1 to {MAX_TURN}, got {value!r}")
-    return value
+    cap = whole_number(value)
+    if cap is None or not 1 <= cap <= MAX_TURN:
+        raise ValueError(
+            f"max_turns must be a whole number from 1 to {MAX_TURN}, got {value!r:.80}"
+        )
+    return cap
 
 
 class State:

@@ -17,7 +17,6 @@ terminates at once, on its own step or on an opponent's), 0 otherwise; the turn 
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,7 +37,7 @@ from splut_env.encoding import (
     observation_planes,
     step_id_to_action,
 )
-from splut_env.engine import SEATS, SEATS_IN_PLAY, player_count
+from splut_env.engine import SEATS, SEATS_IN_PLAY, whole_number
 from splut_env.notation import IllegalStepError, format_spn, step_text
 from splut_env.render import Renderer
 from splut_env.rules import step_id
@@ -48,11 +47,8 @@ OpponentSpec = str | Agent
 
 def _player_index(value: object, num_players: int) -> int:
     """``value`` as a player index ``0..num_players - 1``; raises ``ValueError``."""
-    try:
-        index = operator.index(value)
-    except TypeError:
-        index = None
-    if isinstance(value, bool) or index not in range(num_players):
+    index = whole_number(value)
+    if index not in range(num_players):
         raise ValueError(
             f"learner_seat must be None or a player index 0..{num_players - 1}, got {value!r}"
         )
@@ -85,8 +81,7 @@ class SplutGymEnv(gymnasium.Env):
         illegal_action: str = "terminate",
         render_mode: str | None = None,
     ) -> None:
-        check_settings(num_players, max_turns, render_mode)
-        num_players = player_count(num_players)
+        num_players = check_settings(num_players, max_turns, render_mode)
         if learner_seat is not None:
             learner_seat = _player_index(learner_seat, num_players)
         if illegal_action not in ("terminate", "raise"):

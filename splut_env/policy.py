@@ -28,7 +28,8 @@ from splut_env.agents import Agent
 from splut_env.bots import exposed, forced_win
 from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE, step_id_to_action
 from splut_env.encoding import observation as encode
-from splut_env.engine import MAX_TURN, State
+from splut_env.engine import State, player_count, turn_cap, whole_number
+from splut_env.notation import quote
 
 #: Version of the observation planes and action layout (:mod:`splut_env.encoding`); a
 #: checkpoint trained on another layout cannot be loaded.
@@ -237,7 +238,7 @@ class NetworkShape:
         if not isinstance(data, dict) or set(data) != {f.name for f in fields(cls)}:
             raise CheckpointError(
                 f"{where}: 'network' must be an object with channels, blocks, features_dim "
-                f"and value_hidden, got {_short(data)}"
+                f"and value_hidden, got {quote(data)}"
             )
         hidden = data["value_hidden"]
         if not isinstance(hidden, list) or len(hidden) > 4:
@@ -249,10 +250,10 @@ class NetworkShape:
             *(("value_hidden", v) for v in hidden),
         ]:
             low = 0 if name == "blocks" else 1
-            if not _is_int(value) or not low <= value <= NETWORK_LIMITS[name]:
+            if whole_number(value) is None or not low <= value <= NETWORK_LIMITS[name]:
                 raise CheckpointError(
                     f"{where}: network.{name} must be a whole number from {low} to "
-                    f"{NETWORK_LIMITS[name]}, got {_short(value)}"
+                    f"{NETWORK_LIMITS[name]}, got {quote(value)}"
                 )
         return cls(data["channels"], data["blocks"], data["features_dim"], tuple(hidden))
 
@@ -321,15 +322,6 @@ def save_player(
     return path
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _read_members(path: Path) -> dict[str, bytes]:
     """The members of a player checkpoint, checked before anything is decompressed."""
     where = repr(str(path))
@@ -346,7 +338,7 @@ def _read_members(path: Path) -> dict[str, bytes]:
                 raise CheckpointError(f"checkpoint {where}: {CONVERT_HINT}")
             if sorted(names) != sorted(limits):
                 raise CheckpointError(
-                    f"checkpoint {where} holds {_short(names)}; a splut-env player checkpoint "
+                    f"checkpoint {where} holds {quote(names)}; a splut-env player checkpoint "
                     f"holds exactly {sorted(limits)}"
                 )
             members = {}
@@ -375,13 +367,13 @@ def _read_members(path: Path) -> dict[str, bytes]:
 
 def _check_meta(meta: Any, where: str) -> dict[str, Any]:
     if not isinstance(meta, dict):
-        raise CheckpointError(f"{where}: {META_NAME} must hold a JSON object, got {_short(meta)}")
+        raise CheckpointError(f"{where}: {META_NAME} must hold a JSON object, got {quote(meta)}")
     if meta.get("format") == LEGACY_FORMAT:
         raise CheckpointError(f"{where}: {CONVERT_HINT}")
     if meta.get("format") != PLAYER_FORMAT or meta.get("format_version") != FORMAT_VERSION:
         raise CheckpointError(
-            f"{where}: unknown checkpoint format {_short(meta.get('format'))} version "
-            f"{_short(meta.get('format_version'))}; expected {PLAYER_FORMAT!r} version "
+            f"{where}: unknown checkpoint format {quote(meta.get('format'))} version "
+            f"{quote(meta.get('format_version'))}; expected {PLAYER_FORMAT!r} version "
             f"{FORMAT_VERSION}"
         )
     if (
@@ -391,20 +383,15 @@ def _check_meta(meta: Any, where: str) -> dict[str, Any]:
     ):
         raise CheckpointError(
             f"{where} was trained on observation/action layout "
-            f"{_short(meta.get('layout_version'))} ({_short(meta.get('num_actions'))} actions); "
+            f"{quote(meta.get('layout_version'))} ({quote(meta.get('num_actions'))} actions); "
             f"this splut-env uses layout {LAYOUT_VERSION} ({NUM_ACTIONS} actions, planes "
             f"{list(OBS_SHAPE)})"
         )
-    if meta.get("num_players") not in (2, 3, 4) or not _is_int(meta.get("num_players")):
-        raise CheckpointError(
-            f"{where}: num_players must be 2, 3 or 4, got {_short(meta.get('num_players'))}"
-        )
-    max_turns = meta.get("max_turns")
-    if not _is_int(max_turns) or not 1 <= max_turns <= MAX_TURN:
-        raise CheckpointError(
-            f"{where}: max_turns must be a whole number from 1 to {MAX_TURN}, got "
-            f"{_short(max_turns)}"
-        )
+    for check, key in ((player_count, "num_players"), (turn_cap, "max_turns")):
+        try:
+            check(meta.get(key))
+        except ValueError as err:
+            raise CheckpointError(f"{where}: {err}") from None
     NetworkShape.from_json(meta.get("network"), where)
     return meta
 
@@ -464,7 +451,7 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
         tensors = load(members[WEIGHTS_NAME])
     except Exception as err:  # safetensors raises its own error types on damaged bytes
         raise CheckpointError(f"{where}: {WEIGHTS_NAME} is damaged: {err}") from err
-    expected = {k: v for k, v in _weights(policy).items()}
+    expected = _weights(policy)
     wrong = sorted(
         k
         for k in expected.keys() | tensors.keys()

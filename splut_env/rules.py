@@ -14,7 +14,7 @@ For speed, :class:`State` also has an unchecked in-place interface over integer 
 
 from __future__ import annotations
 
-from splut_env.engine import SEATS, State
+from splut_env.engine import SEATS, State, whole_number
 from splut_env.notation import (
     IllegalStepError,
     InvalidNotationError,
@@ -100,9 +100,10 @@ def is_over(state: State) -> bool:
 
 def perft(state: State, depth: int) -> int:
     """Number of step sequences of length ``depth`` (a finished game is one leaf)."""
-    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+    checked = whole_number(depth)
+    if checked is None or checked < 0:
         raise ValueError(f"perft depth must be a whole number from 0, got {depth!r}")
-    return _perft(state, depth)
+    return _perft(state, checked)
 
 
 def _perft(state: State, depth: int) -> int:

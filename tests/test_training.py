@@ -421,7 +421,7 @@ def test_bad_configs_stop_before_the_run_folder_is_made(tmp_path):
 
 def test_teacher_games_and_imitation_fit():
     from training.pretrain import fit, teacher_game
-    from training.selfplay import build_policy
+    from training.selfplay import network_shape
 
     game = teacher_game(("greedy", 2, 200, 0.0, 7, 0.99))
     n = len(game["actions"])
@@ -430,7 +430,7 @@ def test_teacher_games_and_imitation_fit():
     assert abs(game["values"][-1]) == 1.0  # greedy self-play ends with a winner
     config = parse_config({"pretrain": {"games": 1, "epochs": 60, "batch_size": 64, "learning_rate": 0.01},
                            "network": {"channels": 8, "blocks": 1, "features_dim": 32}})  # fmt: skip
-    policy = build_policy(config.network)
+    policy = build_policy(network_shape(config.network))
     metrics = fit(policy, game, config, progress=False)
     assert metrics["accuracy"] > 0.8  # a small network memorises one game
 

@@ -59,16 +59,15 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _body(files: dict[str, str], info: dict) -> bytes:
-    return json.dumps({"format": FORMAT, "files": files, **info}, sort_keys=True).encode()
+def _signature(unsigned: dict) -> str:
+    body = json.dumps(unsigned, sort_keys=True).encode()
+    return hmac.new(_key(), body, hashlib.sha256).hexdigest()
 
 
 def write(folder: Path, names: Sequence[str], **info: object) -> None:
     """Write ``folder/manifest.json`` for the files ``names`` (and JSON-able ``info``)."""
-    files = {name: _digest(folder / name) for name in names}
-    body = _body(files, info)
-    signature = hmac.new(_key(), body, hashlib.sha256).hexdigest()
-    manifest = {"format": FORMAT, "files": files, **info, "hmac_sha256": signature}
+    manifest = {"format": FORMAT, "files": {name: _digest(folder / name) for name in names}, **info}
+    manifest["hmac_sha256"] = _signature(manifest)
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2))
 
 
@@ -85,24 +84,23 @@ def verify(folder: Path, trust: bool = False) -> dict:
         ) from None
     except (OSError, UnicodeDecodeError, ValueError) as err:
         raise ManifestError(f"checkpoint {where!r}: unreadable {MANIFEST}: {err}") from err
-    files = manifest.get("files") if isinstance(manifest, dict) else None
-    if (manifest.get("format") if isinstance(manifest, dict) else None) != FORMAT or not (
-        isinstance(files, dict) and all(isinstance(v, str) for v in files.values())
-    ):
+    if not isinstance(manifest, dict):
+        manifest = {}
+    files = manifest.get("files")
+    if manifest.get("format") != FORMAT or not isinstance(files, dict):
         raise ManifestError(f"checkpoint {where!r}: {MANIFEST} is not a checkpoint manifest")
     for name, digest in files.items():
         path = folder / name
         if Path(name).name != name or not path.is_file():
             raise ManifestError(f"checkpoint {where!r}: {name!r} listed in {MANIFEST} is missing")
-        if not hmac.compare_digest(_digest(path), digest):
+        if not hmac.compare_digest(_digest(path), str(digest)):
             raise ManifestError(
                 f"checkpoint {where!r}: {name} changed since the run wrote it (SHA-256 differs "
                 f"from {MANIFEST}); it is not unpickled"
             )
     if not trust:
-        info = {k: v for k, v in manifest.items() if k not in ("format", "files", "hmac_sha256")}
-        expected = hmac.new(_key(), _body(files, info), hashlib.sha256).hexdigest()
-        if not hmac.compare_digest(str(manifest.get("hmac_sha256", "")), expected):
+        unsigned = {k: v for k, v in manifest.items() if k != "hmac_sha256"}
+        if not hmac.compare_digest(str(manifest.get("hmac_sha256", "")), _signature(unsigned)):
             raise ManifestError(
                 f"checkpoint {where!r} was not written by a run of this user on this machine "
                 f"(its {MANIFEST} is not signed with {key_file()}). Resuming unpickles its "

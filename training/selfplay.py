@@ -22,8 +22,7 @@ import torch
 from splut_env.agents import Agent, make_agent
 from splut_env.bots import evaluate
 from splut_env.gym_env import SplutGymEnv
-from splut_env.policy import NetworkShape, PolicyAgent
-from splut_env.policy import build_policy as build_shaped_policy
+from splut_env.policy import NetworkShape, PolicyAgent, build_policy
 from training.config import NetworkConfig, PoolConfig
 
 Snapshot = tuple[str, dict[str, torch.Tensor]]  # (label "self@<steps>", policy state dict)
@@ -32,16 +31,6 @@ Snapshot = tuple[str, dict[str, torch.Tensor]]  # (label "self@<steps>", policy 
 def network_shape(network: NetworkConfig) -> NetworkShape:
     """The board network's shape for a network config (learner, snapshots and players)."""
     return NetworkShape(network.channels, network.blocks, network.features_dim)
-
-
-def policy_kwargs(network: NetworkConfig) -> dict[str, Any]:
-    """The ``MaskablePPO`` policy arguments for a network config."""
-    return network_shape(network).policy_kwargs()
-
-
-def build_policy(network: NetworkConfig) -> Any:
-    """An untrained policy of the right shape, to load snapshot weights into."""
-    return build_shaped_policy(network_shape(network))
 
 
 class SnapshotPool:
@@ -126,7 +115,7 @@ class SelfPlayEnv(gymnasium.Wrapper):
         self._snapshots = {k: v for k, v in self._snapshots.items() if k in keep}
         for label, state in snapshots:
             if label not in self._snapshots:
-                policy = build_policy(self.network)
+                policy = build_policy(network_shape(self.network), ortho_init=False)
                 policy.load_state_dict(state)
                 self._snapshots[label] = PolicyAgent(policy, label, deterministic=False)
         self._order = [label for label, _ in snapshots]

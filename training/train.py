@@ -39,14 +39,13 @@ import yaml
 from splut_env.agents import make_agent, play_game
 from splut_env.policy import LAYOUT_VERSION, PolicyAgent, save_player
 from training import manifest
-from training.config import ConfigError, TrainConfig, apply_overrides, load_config, parse_config
+from training.config import ConfigError, TrainConfig, load_config
 from training.config import to_dict as config_dict
 from training.selfplay import (
     SelfPlayEnv,
     SnapshotPool,
     network_shape,
     opponent_kind,
-    policy_kwargs,
 )
 from training.stats import wilson
 
@@ -242,10 +241,7 @@ def main(argv: list[str] | None = None) -> Path:
                     f"{checkpoint} was trained on observation/action layout "
                     f"{signed.get('layout_version')!r}; this splut-env uses {LAYOUT_VERSION}"
                 )
-            saved = yaml.safe_load((run_dir / "config.yaml").read_text())
-            if not isinstance(saved, dict):
-                raise ConfigError(f"{run_dir / 'config.yaml'} does not hold a config mapping")
-            config = parse_config(apply_overrides(saved, args.overrides))
+            config = load_config(run_dir / "config.yaml", args.overrides)
             trainer = json.loads((checkpoint / "trainer.json").read_text())
         else:
             config = load_config(args.config, args.overrides)
@@ -282,7 +278,8 @@ def main(argv: list[str] | None = None) -> Path:
             n_epochs=ppo.n_epochs, learning_rate=ppo.learning_rate, gamma=ppo.gamma,
             gae_lambda=ppo.gae_lambda, clip_range=ppo.clip_range, ent_coef=ppo.ent_coef,
             vf_coef=ppo.vf_coef, max_grad_norm=ppo.max_grad_norm, seed=config.seed,
-            policy_kwargs=policy_kwargs(config.network), tensorboard_log=str(run_dir / "tb"),
+            policy_kwargs=network_shape(config.network).policy_kwargs(),
+            tensorboard_log=str(run_dir / "tb"),
             device="cpu",
         )  # fmt: skip
     if not args.resume and config.pretrain.games > 0:
