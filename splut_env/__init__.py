@@ -1,18 +1,27 @@
 """Splut! for reinforcement learning: a fast rules engine (:mod:`splut_env.rules`), a
 PettingZoo AEC environment (:func:`env`, :class:`raw_env`) and a Gymnasium single-agent
-environment registered as ``splut_env/Splut-v0``."""
+environment registered as ``splut_env/Splut-v0``.
+
+The package's rooms, each importing only those below it: :mod:`splut_env.common`
+(game-agnostic agent interface and registry), :mod:`splut_env.rules` (the rules core),
+:mod:`splut_env.encoding` (observations and actions), :mod:`splut_env.players` (bots,
+tactics, the network, checkpoints), :mod:`splut_env.envs` (environments, matches, game logs),
+:mod:`splut_env.play` (terminal, browser, demo).
+"""
 
 from __future__ import annotations
 
 import gymnasium
 
-from splut_env import bots, splut_v0  # noqa: F401  (bots registers greedy and search:*)
-from splut_env.aec_env import env, raw_env
-from splut_env.agents import Agent, RandomAgent, make_agent, register_agent
+from splut_env import rules, splut_v0
+from splut_env.common.agents import Agent
 from splut_env.encoding import NUM_ACTIONS
-from splut_env.notation import IllegalStepError, InvalidNotationError
+from splut_env.envs.aec import env, raw_env
+from splut_env.players import agent_names, make_agent, register_agent
+from splut_env.players.bots import RandomAgent
+from splut_env.rules import IllegalStepError, InvalidNotationError, State
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 def load_agent(
@@ -20,14 +29,14 @@ def load_agent(
 ) -> Agent:
     """A trained checkpoint as an :class:`Agent` (needs the ``[train]`` extra); ``shield``
     adds the rules' tactical check (kills, forced kills, safety). See
-    :func:`splut_env.policy.load_agent`."""
-    from splut_env.policy import load_agent as _load
+    :func:`splut_env.players.checkpoint.load_agent`."""
+    from splut_env.players.checkpoint import load_agent as _load
 
     return _load(path, num_players=num_players, deterministic=deterministic, shield=shield)
 
 
 if "splut_env/Splut-v0" not in gymnasium.registry:
-    gymnasium.register(id="splut_env/Splut-v0", entry_point="splut_env.gym_env:SplutGymEnv")
+    gymnasium.register(id="splut_env/Splut-v0", entry_point="splut_env.envs.gym:SplutGymEnv")
 
 __all__ = [
     "NUM_ACTIONS",
@@ -35,10 +44,13 @@ __all__ = [
     "IllegalStepError",
     "InvalidNotationError",
     "RandomAgent",
+    "State",
+    "agent_names",
     "env",
     "load_agent",
     "make_agent",
     "raw_env",
     "register_agent",
+    "rules",
     "splut_v0",
 ]

@@ -21,8 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 from splut_env import rules
-from splut_env.aec_env import env as splut_aec_env
-from splut_env.cli import seconds
+from splut_env.common.cli import seconds
+from splut_env.envs.aec import env as splut_aec_env
 
 
 def engine_playouts(players: int, seconds: float) -> float:

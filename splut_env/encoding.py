@@ -4,22 +4,10 @@ Every seat sees the board rotated so that its home tip is at the bottom (``e1``)
 is, W a quarter turn counter-clockwise, N half a turn, E a quarter turn clockwise. Actions
 use the same frame, so one policy can play every seat.
 
-Action space: ``Discrete(196)``, the engine's step-id layout (:mod:`splut_env.engine`) in
-the seat's frame:
-
-=========  ================================  ============================================
-action     piece                             meaning (directions and squares in the frame)
-=========  ================================  ============================================
-0..167     wizard ``dir * 42 + k``           ``k = 0``: plain step; ``k = 1 + square``:
-                                             levitate the rock on that square
-168..191   troll ``168 + dir * 6 + v``       ``v = 0`` plain step, ``1`` pull the rock
-                                             behind, ``2 + t`` step onto a rock and throw
-                                             it towards direction ``t``
-192..195   dwarf ``192 + dir``               step, pushing the line ahead if occupied
-=========  ================================  ============================================
-
-``dir`` is 0..3 for n, e, s, w; ``square`` is the engine's index 0..40 (rank by rank from
-the bottom, file by file from the left).
+Action space: ``Discrete(196)``, the step-id layout of :mod:`splut_env.rules.board` (wizard
+``0..167``, troll ``168..191``, dwarf ``192..195``; the table is there) with directions and
+squares taken in the seat's frame: action ``a`` of seat ``k`` is step id
+``UNROTATE_ID[k][a]``.
 
 Observation planes: ``float32[22, 9, 9]``, ``planes[c, 8 - rank, file]`` in the observer's
 frame (row 0 is the top of the diamond, the observer's tip is row 8, column 4):
@@ -49,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from splut_env.engine import (
+from splut_env.rules.board import (
     NUM_SQUARES,
     NUM_STEP_IDS,
     ROTATE,
@@ -57,12 +45,15 @@ from splut_env.engine import (
     SEATS,
     SQUARE_XY,
     UNROTATE_ID,
-    State,
     whole_number,
 )
-from splut_env.notation import IllegalStepError, format_spn, quote
+from splut_env.rules.engine import State
+from splut_env.rules.notation import IllegalStepError, format_spn, quote
 
 NUM_ACTIONS = NUM_STEP_IDS
+#: Version of the observation planes and action layout; a checkpoint trained on another
+#: layout cannot be loaded.
+LAYOUT_VERSION = 1
 NUM_PLANES = 22
 BOARD_SHAPE = (9, 9)
 OBS_SHAPE = (NUM_PLANES, *BOARD_SHAPE)

@@ -1,5 +1,5 @@
 """Versioned alias in the style of ``pettingzoo.classic``: ``from splut_env import splut_v0``."""
 
-from splut_env.aec_env import env, raw_env
+from splut_env.envs.aec import env, raw_env
 
 __all__ = ["env", "raw_env"]

@@ -6,9 +6,9 @@ from functools import cache
 from itertools import pairwise
 
 from splut_env import make_agent, rules
-from splut_env.agents import play_game
-from splut_env.engine import State
-from splut_env.game import positions
+from splut_env.envs.gamelog import positions
+from splut_env.envs.match import play_game
+from splut_env.rules.engine import State
 
 
 def spn(

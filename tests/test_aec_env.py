@@ -217,5 +217,5 @@ def test_renders():
 
 
 def test_versioned_alias_is_the_same_env():
-    assert splut_env.env.__module__ == "splut_env.aec_env"
+    assert splut_env.env.__module__ == "splut_env.envs.aec"
     assert splut_env.splut_v0.env is splut_env.env

@@ -14,14 +14,14 @@ from fastapi.testclient import TestClient
 
 import splut_env
 from splut_env import rules
-from splut_env.agents import play_game
-from splut_env.game import Game
-from splut_env.gym_env import SplutGymEnv
-from splut_env.play import TerminalGame
-from splut_env.play import main as play_main
-from splut_env.policy import CheckpointError
-from splut_env.web import create_app
-from splut_env.web import main as web_main
+from splut_env.envs.gym import SplutGymEnv
+from splut_env.envs.match import play_game
+from splut_env.play.session import Game
+from splut_env.play.terminal import TerminalGame
+from splut_env.play.terminal import main as play_main
+from splut_env.play.web import create_app
+from splut_env.play.web import main as web_main
+from splut_env.players.checkpoint import CheckpointError
 from training import evaluate, replay
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,17 +6,10 @@ import pytest
 from conftest import greedy_turns, spn
 
 from splut_env import make_agent, rules
-from splut_env.agents import play_game
-from splut_env.bots import (
-    GreedyAgent,
-    SearchAgent,
-    evaluate,
-    exposed,
-    forced_win,
-    threatens,
-    turn_outcomes,
-)
-from splut_env.notation import step_text
+from splut_env.envs.match import play_game
+from splut_env.players.bots import GreedyAgent, SearchAgent, evaluate
+from splut_env.players.tactics import exposed, forced_win, threatens, turn_outcomes
+from splut_env.rules.notation import step_text
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from splut_env import make_agent
-from splut_env.policy import META_NAME, WEIGHTS_NAME, CheckpointError, load_agent
+from splut_env.players.checkpoint import META_NAME, WEIGHTS_NAME, CheckpointError, load_agent
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "checkpoints" / "splut_2p.zip"

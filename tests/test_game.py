@@ -6,8 +6,9 @@ import pytest
 from conftest import spn
 
 from splut_env import rules
-from splut_env.game import Game, parse_games, read_games, step_info
-from splut_env.notation import IllegalStepError, InvalidNotationError
+from splut_env.envs.gamelog import parse_games, read_games
+from splut_env.play.session import Game, step_info
+from splut_env.rules.notation import IllegalStepError, InvalidNotationError
 
 # S's troll on e4 throws the rock on e5 north onto N's wizard on e8.
 KILL = spn("d2,e4,e2", "e8,d8,f8", "a5,e1,e5,i5", steps=1)

@@ -18,8 +18,8 @@ import pytest
 
 from splut_env import rules
 from splut_env.encoding import observation
-from splut_env.engine import State
-from splut_env.notation import step_text
+from splut_env.rules.engine import State
+from splut_env.rules.notation import step_text
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 MAX_TURNS = 200

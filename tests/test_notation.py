@@ -6,9 +6,9 @@ import pytest
 from conftest import spn
 
 from splut_env import rules
-from splut_env.engine import NUM_STEP_IDS
-from splut_env.notation import parse_step, step_text
 from splut_env.rules import IllegalStepError, InvalidNotationError
+from splut_env.rules.board import NUM_STEP_IDS
+from splut_env.rules.notation import parse_step, step_text
 
 
 def test_step_text_round_trips_for_every_step_id():

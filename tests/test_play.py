@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from splut_env import rules
-from splut_env.game import read_games
+from splut_env.envs.gamelog import read_games
 
 
 def run_play(*args: str, stdin: str = "", cwd=None) -> subprocess.CompletedProcess[str]:

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from splut_env import rules
-from splut_env.engine import EMPTY, NUM_SQUARES, ROCK, State
-from splut_env.notation import step_text
+from splut_env.rules.board import EMPTY, NUM_SQUARES, ROCK
+from splut_env.rules.engine import State
+from splut_env.rules.notation import step_text
 
 
 def check_invariants(state: State) -> None:

@@ -19,17 +19,16 @@ from hypothesis import strategies as st
 import splut_env
 from splut_env import rules
 from splut_env.encoding import NUM_ACTIONS
-from splut_env.gym_env import SplutGymEnv
-from splut_env.notation import step_text
-from splut_env.policy import (
+from splut_env.envs.gym import SplutGymEnv
+from splut_env.players.checkpoint import (
     META_NAME,
     WEIGHTS_NAME,
     CheckpointError,
-    NetworkShape,
-    build_policy,
     load_agent,
     save_player,
 )
+from splut_env.players.network import NetworkShape, build_policy
+from splut_env.rules.notation import step_text
 from training.config import ConfigError, TrainConfig, parse_config
 
 SETTINGS = settings(

@@ -9,7 +9,8 @@ import pytest
 from conftest import after, legal, spn
 
 from splut_env import rules
-from splut_env.engine import NEIGHBOUR, NUM_SQUARES, SQUARE_NAMES, SQUARE_XY, State
+from splut_env.rules.board import NEIGHBOUR, NUM_SQUARES, SQUARE_NAMES, SQUARE_XY
+from splut_env.rules.engine import State
 
 BASE = dict(s="e4,f2,-", n="g7,d8,-")
 

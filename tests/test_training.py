@@ -16,16 +16,10 @@ import torch
 from conftest import greedy_turns
 
 from splut_env import load_agent, make_agent, rules
-from splut_env.agents import play_game
-from splut_env.gym_env import SplutGymEnv
-from splut_env.policy import (
-    META_NAME,
-    WEIGHTS_NAME,
-    CheckpointError,
-    NetworkShape,
-    build_policy,
-    save_player,
-)
+from splut_env.envs.gym import SplutGymEnv
+from splut_env.envs.match import play_game
+from splut_env.players.checkpoint import META_NAME, WEIGHTS_NAME, CheckpointError, save_player
+from splut_env.players.network import NetworkShape, build_policy
 from training.config import ConfigError, load_config, parse_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -189,7 +183,7 @@ def test_loaded_checkpoint_plays_full_games_as_an_opponent(tiny_checkpoint):
 
 def assert_whole_game(record, players: int) -> None:
     """A finished (won or truncated) game whose logged steps replay to its final position."""
-    from splut_env.game import positions
+    from splut_env.envs.gamelog import positions
 
     states = positions(record.start_spn, record.steps)
     assert rules.to_spn(states[-1]) == record.final_spn and len(states[0].seats) == players
@@ -494,9 +488,8 @@ def play_turn(agent, state, seed: int = 0) -> None:
 def test_shield_takes_kills_and_avoids_walking_into_one():
     """Over seeded random positions, a whole turn of the shielded agent kills when a turn
     can kill, and otherwise ends safe whenever some turn does."""
-    from splut_env.bots import exposed, turn_outcomes
-    from splut_env.engine import State
-    from splut_env.policy import ShieldedAgent
+    from splut_env.players.tactics import ShieldedAgent, exposed, turn_outcomes
+    from splut_env.rules.engine import State
 
     agent = make_agent("checkpoints/splut_2p.zip:shield")
     assert isinstance(agent, ShieldedAgent) and agent.name == "splut_2p.zip:shield"
@@ -528,7 +521,7 @@ def test_shield_plays_a_forced_win_in_two_turns():
     """Where a turn can leave the opponent only replies after which we kill (found in
     seeded greedy games: greedy's own turn did), the shielded agent's turn does too, and
     its next turn kills whatever greedy replies."""
-    from splut_env.bots import forced_win
+    from splut_env.players.tactics import forced_win
 
     shielded, forced = make_agent("checkpoints/splut_2p.zip:shield"), 0
     for start, end in greedy_turns():

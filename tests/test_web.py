@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from splut_env import rules
-from splut_env.game import parse_games, positions
-from splut_env.web import create_app
+from splut_env.envs.gamelog import parse_games, positions
+from splut_env.play.web import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 import pytest
 import uvicorn
 
-from splut_env.game import parse_games
-from splut_env.web import create_app
+from splut_env.envs.gamelog import parse_games
+from splut_env.play.web import create_app
 
 pytestmark = pytest.mark.browser
 

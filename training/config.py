@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from splut_env.engine import MAX_TURN
-from splut_env.files import read_text
+from splut_env.common.files import read_text
+from splut_env.rules.board import MAX_TURN
 
 MAX_CONFIG_BYTES = 1 << 20
 
@@ -198,7 +198,7 @@ class TrainConfig:
                 )
             if min(weights) < 0 or sum(weights) <= 0:
                 raise ConfigError(f"{name} must be non-negative with a positive sum, got {weights}")
-        from splut_env.agents import agent_names
+        from splut_env.players import agent_names
 
         teacher = [self.pretrain.teacher]
         for name, bots in [("pool.bots", self.pool.bots), ("eval.bots", self.eval.bots),

@@ -18,14 +18,8 @@ from pathlib import Path
 
 import torch
 
-from splut_env.policy import (
-    LEGACY_FORMAT,
-    META_NAME,
-    NetworkShape,
-    build_policy,
-    load_checkpoint,
-    save_player,
-)
+from splut_env.players.checkpoint import LEGACY_FORMAT, META_NAME, load_checkpoint, save_player
+from splut_env.players.network import NetworkShape, build_policy
 
 
 def convert(source: str | Path, target: str | Path) -> Path:

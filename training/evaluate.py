@@ -30,11 +30,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from splut_env.agents import Agent, GameRecord, check_table, make_agent, play_game
-from splut_env.cli import int_range
-from splut_env.engine import MAX_TURN, SEATS, SEATS_IN_PLAY, State
-from splut_env.game import LOG_HEADER, log_line
-from splut_env.notation import format_spn
+from splut_env.common.agents import Agent, check_table
+from splut_env.common.cli import int_range
+from splut_env.envs.gamelog import LOG_HEADER, log_line
+from splut_env.envs.match import GameRecord, play_game
+from splut_env.players import make_agent
+from splut_env.rules.board import MAX_TURN, SEATS, SEATS_IN_PLAY
+from splut_env.rules.engine import State
+from splut_env.rules.notation import format_spn
 from training.stats import elo_ratings, ffa_ratings, finishing_ranks, wilson
 
 OPENING_TRIES = 1000

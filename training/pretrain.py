@@ -19,14 +19,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from splut_env.agents import make_agent
 from splut_env.encoding import (
     PLANE_TURN,
     action_mask,
     action_to_step_id,
     observation_planes,
 )
-from splut_env.engine import State
+from splut_env.players import make_agent
+from splut_env.rules.engine import State
 from training.config import TrainConfig
 
 

@@ -19,10 +19,11 @@ import gymnasium
 import numpy as np
 import torch
 
-from splut_env.agents import Agent, make_agent
-from splut_env.bots import evaluate
-from splut_env.gym_env import SplutGymEnv
-from splut_env.policy import NetworkShape, PolicyAgent, build_policy
+from splut_env.common.agents import Agent
+from splut_env.envs.gym import SplutGymEnv
+from splut_env.players import make_agent
+from splut_env.players.bots import evaluate
+from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
 from training.config import NetworkConfig, PoolConfig
 
 Snapshot = tuple[str, dict[str, torch.Tensor]]  # (label "self@<steps>", policy state dict)

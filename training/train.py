@@ -36,8 +36,11 @@ import numpy as np
 import torch
 import yaml
 
-from splut_env.agents import make_agent, play_game
-from splut_env.policy import LAYOUT_VERSION, PolicyAgent, save_player
+from splut_env.encoding import LAYOUT_VERSION
+from splut_env.envs.match import play_game
+from splut_env.players import make_agent
+from splut_env.players.checkpoint import save_player
+from splut_env.players.network import PolicyAgent
 from training import manifest
 from training.config import ConfigError, TrainConfig, load_config
 from training.config import to_dict as config_dict

@@ -1,4 +1,4 @@
-"""Baseline bots: ``greedy`` and ``search:easy|medium|hard`` (``random`` is in :mod:`agents`).
+"""Baseline bots: ``random``, ``greedy`` and ``search:easy|medium|hard``.
 
 Both plan a whole turn at its first step and then play the plan step by step (replanning if
 the position is not the one they expected). Turns are enumerated exhaustively: every step
@@ -45,24 +45,20 @@ prints them as ms/step).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
-from splut_env.agents import Agent, register_agent
+from splut_env.common.agents import Agent
 from splut_env.encoding import step_id_to_action
-from splut_env.engine import (
-    CELL_KIND,
+from splut_env.players.tactics import Outcome, exposed, kill_throws, turn_outcomes
+from splut_env.rules.board import (
     NEIGHBOUR,
     NUM_SQUARES,
     ROCK,
     SQUARE_XY,
-    STOPS_THROW,
-    TROLL_BASE,
-    WIZARD,
-    State,
-    decode_id,
 )
+from splut_env.rules.engine import State
 
 WIN = 1000.0
 DIST: tuple[tuple[int, ...], ...] = tuple(
@@ -72,119 +68,6 @@ DIST: tuple[tuple[int, ...], ...] = tuple(
     )
     for a in range(NUM_SQUARES)
 )
-_IS_THROW = tuple(TROLL_BASE <= i < TROLL_BASE + 24 and decode_id(i)[2] >= 2 for i in range(196))
-
-Outcome = tuple[tuple[int, ...], State]
-
-
-def iter_turn_outcomes(state: State) -> Iterator[Outcome]:
-    """Every distinct position at the end of the current turn, each with one step sequence
-    (engine step ids) that reaches it, in a deterministic order, found lazily: a caller
-    looking for one such position stops the search when it has it."""
-    turn = state.turn
-    seen: set[tuple] = set()  # mid-turn and end-of-turn keys differ in turn or mover
-    stack: list[Outcome] = [((), state)]
-    while stack:
-        seq, st = stack.pop()
-        for i in st.legal_ids():
-            child = st.copy()
-            child.apply(i)
-            key = child.key()
-            if key in seen:
-                continue
-            seen.add(key)
-            if child.turn != turn or child.to_move < 0:
-                yield (*seq, i), child
-            else:
-                stack.append(((*seq, i), child))
-
-
-def turn_outcomes(state: State) -> list[Outcome]:
-    """:func:`iter_turn_outcomes` as a list."""
-    return list(iter_turn_outcomes(state))
-
-
-def _kill_throws(state: State, seat: int) -> int:
-    """How many throws ``seat``'s troll could make now that land on another wizard."""
-    cells = state.cells
-    x = state.pos[seat * 3 + 1]
-    if x < 0:
-        return 0
-    kills = 0
-    for d in range(4):
-        t = NEIGHBOUR[d][x]
-        if t < 0 or cells[t] != ROCK:
-            continue
-        for td in range(4):
-            f = NEIGHBOUR[td][t]
-            if f < 0 or (f != x and STOPS_THROW[cells[f]]):
-                continue
-            c = cells[state._flight(t, td, x)]
-            if c >= 2 and CELL_KIND[c] == WIZARD and (c - 2) // 3 != seat:
-                kills += 1
-    return kills
-
-
-def threatens(state: State, victim: int) -> bool:
-    """Whether the player to move can kill ``victim``'s wizard within its current turn."""
-    if state.to_move < 0 or state.to_move == victim:
-        return False
-    turn = state.turn
-    target = 2 + victim * 3
-    seen: set[tuple] = set()
-    stack = [state]
-    while stack:
-        st = stack.pop()
-        legal = st.legal_ids()
-        for i in legal:
-            if _IS_THROW[i] and st.cells[st.landing(i)] == target:
-                return True
-        if st.steps_left <= 1:
-            continue
-        for i in legal:
-            if _IS_THROW[i]:
-                continue
-            child = st.copy()
-            child.apply(i)
-            if child.turn != turn:
-                continue
-            key = child.key()
-            if key not in seen:
-                seen.add(key)
-                stack.append(child)
-    return False
-
-
-def exposed(state: State, seat: int) -> bool:
-    """Whether an opponent could kill ``seat``'s wizard with a full turn from ``state``: the
-    player to move within its turn, and (3–4 players) each other opponent as if it moved
-    next, with three steps and no rock locked."""
-    if threatens(state, seat):
-        return True
-    for other in state.alive_seats():
-        if other in (seat, state.to_move):
-            continue
-        probe = state.copy()
-        probe.to_move, probe.steps_left, probe.lev = other, 3, -1
-        probe.locked = probe.moved = 0
-        probe._legal = None
-        if threatens(probe, seat):
-            return True
-    return False
-
-
-def forced_win(state: State, seat: int) -> bool:
-    """Whether ``seat`` wins by force with its next turn (two players, ``seat`` not to
-    move): every turn the player to move can play leaves ``seat`` a kill. Exact; the search
-    stops at the first turn that escapes, so most positions cost about one
-    :func:`threatens`."""
-    victim = state.to_move
-    if victim < 0 or victim == seat or len(state.alive_seats()) != 2:
-        return False
-    return not any(
-        end.pos[victim * 3] >= 0 and not threatens(end, victim)
-        for _, end in iter_turn_outcomes(state)
-    )
 
 
 def _features(state: State, seat: int) -> float:
@@ -199,7 +82,7 @@ def _features(state: State, seat: int) -> float:
     enemies = [pos[s * 3] for s in state.seats if s != seat and pos[s * 3] >= 0]
     if enemies:
         score -= 0.1 * min(dist[w] for w in enemies)
-    return score + 0.5 * _kill_throws(state, seat)
+    return score + 0.5 * kill_throws(state, seat)
 
 
 def evaluate(state: State, seat: int) -> float:
@@ -211,6 +94,23 @@ def evaluate(state: State, seat: int) -> float:
         return WIN
     opp = sum(_features(state, s) for s in others) / len(others)
     return _features(state, seat) - opp - 3.0 * len(others)
+
+
+class RandomAgent(Agent):
+    """Plays a uniformly random legal step."""
+
+    needs_observation = False
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng.seed(seed)
+
+    def act(self, state: State, observation: Mapping[str, np.ndarray] | None = None) -> int:
+        return step_id_to_action(state.to_move, self._rng.choice(state.legal_ids()))
 
 
 class TurnPlanner(Agent):
@@ -320,6 +220,16 @@ class SearchAgent(TurnPlanner):
         return best_seq
 
 
-register_agent("greedy", GreedyAgent)
-for _level in SearchAgent.LEVELS:
-    register_agent(f"search:{_level}", lambda seed=None, _l=_level: SearchAgent(_l, seed=seed))
+def easy(seed: int | None = None) -> SearchAgent:
+    """``search:easy``."""
+    return SearchAgent("easy", seed=seed)
+
+
+def medium(seed: int | None = None) -> SearchAgent:
+    """``search:medium``."""
+    return SearchAgent("medium", seed=seed)
+
+
+def hard(seed: int | None = None) -> SearchAgent:
+    """``search:hard``."""
+    return SearchAgent("hard", seed=seed)

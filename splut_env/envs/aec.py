@@ -72,10 +72,11 @@ from splut_env.encoding import (
     observation,
     step_id_to_action,
 )
-from splut_env.engine import SEATS_IN_PLAY, State, player_count, turn_cap
-from splut_env.notation import format_spn, step_text
-from splut_env.render import Renderer
+from splut_env.envs.render import Renderer
 from splut_env.rules import from_spn, step_id
+from splut_env.rules.board import SEATS_IN_PLAY, player_count, turn_cap
+from splut_env.rules.engine import State
+from splut_env.rules.notation import format_spn, step_text
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
 

@@ -24,8 +24,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from splut_env.aec_env import RENDER_MODES, check_settings, start_state
-from splut_env.agents import Agent, check_table, make_agent
+from splut_env.common.agents import Agent, check_table
 from splut_env.encoding import (
     NUM_ACTIONS,
     OBS_SHAPE,
@@ -37,10 +36,12 @@ from splut_env.encoding import (
     observation_planes,
     step_id_to_action,
 )
-from splut_env.engine import SEATS, SEATS_IN_PLAY, whole_number
-from splut_env.notation import IllegalStepError, format_spn, step_text
-from splut_env.render import Renderer
+from splut_env.envs.aec import RENDER_MODES, check_settings, start_state
+from splut_env.envs.render import Renderer
+from splut_env.players import make_agent
 from splut_env.rules import step_id
+from splut_env.rules.board import SEATS, SEATS_IN_PLAY, whole_number
+from splut_env.rules.notation import IllegalStepError, format_spn, step_text
 
 OpponentSpec = str | Agent
 

@@ -9,13 +9,14 @@
 'S:d2,f2,e3 N:f8,d8,e8 R:a5,e1,e9,i5 N 2 2 - - -'
 
 For speed, :class:`State` also has an unchecked in-place interface over integer step ids
-(``state.legal_ids()``, ``state.apply(id)``); see :mod:`splut_env.engine`.
+(``state.legal_ids()``, ``state.apply(id)``); see :mod:`splut_env.rules.engine`.
 """
 
 from __future__ import annotations
 
-from splut_env.engine import SEATS, State, whole_number
-from splut_env.notation import (
+from splut_env.rules.board import SEATS, whole_number
+from splut_env.rules.engine import State
+from splut_env.rules.notation import (
     IllegalStepError,
     InvalidNotationError,
     format_spn,

@@ -1,13 +1,9 @@
-"""A game between humans and agents, one step at a time, and the game-log format.
+"""A game between humans and agents, one step at a time.
 
-:class:`Game` is the model behind the terminal (:mod:`splut_env.play`) and browser
-(:mod:`splut_env.web`) front ends: it holds who sits where, the history of positions (for
-undo), checks every human step against the rules, asks agents for theirs, and saves or loads
-the game as a log.
-
-A game log holds one game per line, ``<start SPN> | <steps>``; lines starting with ``#`` are
-comments (:func:`read_games`). ``training.evaluate`` writes the same format and
-``training.replay`` plays it back.
+:class:`Game` is the model behind the terminal (:mod:`splut_env.play.terminal`) and browser
+(:mod:`splut_env.play.web`) front ends: it holds who sits where, the history of positions
+(for undo), checks every human step against the rules, asks agents for theirs, and saves or
+loads the game as a log (:mod:`splut_env.envs.gamelog`).
 """
 
 from __future__ import annotations
@@ -17,9 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from splut_env.agents import Agent, agent_seed, check_table, make_agent
+from splut_env.common.agents import Agent, agent_seed, check_table
 from splut_env.encoding import checked_step_id, observation
-from splut_env.engine import (
+from splut_env.envs.gamelog import LOG_HEADER, log_line, read_games
+from splut_env.players import make_agent
+from splut_env.rules import from_spn, step_id
+from splut_env.rules.board import (
     DIRS,
     KINDS,
     NEIGHBOUR,
@@ -27,58 +26,16 @@ from splut_env.engine import (
     SQUARE_NAMES,
     TROLL,
     WIZARD,
-    State,
     decode_id,
     turn_cap,
 )
-from splut_env.files import read_text
-from splut_env.notation import IllegalStepError, format_spn, step_text
-from splut_env.render import SEAT_COLOURS
-from splut_env.rules import from_spn, play, step_id
+from splut_env.rules.diagram import SEAT_COLOURS
+from splut_env.rules.engine import State
+from splut_env.rules.notation import IllegalStepError, format_spn, step_text
 
 HUMAN = "human"
 PIECE_NAMES = ("wizard", "troll", "dwarf")
 DIR_NAMES = {"n": "north", "e": "east", "s": "south", "w": "west"}
-
-
-LOG_HEADER = "# splut-env game log: one game per line, '<start SPN> | <steps>'"
-
-
-def log_line(start_spn: str, steps: Sequence[str]) -> str:
-    """One game of a log: ``<start SPN> | <steps>``."""
-    return f"{start_spn} | {' '.join(steps)}"
-
-
-def read_games(path: str | Path) -> list[tuple[str, list[str]]]:
-    """The ``(start SPN, steps)`` of every game in a log file; errors name the file and line."""
-    return parse_games(read_text(path, "game log"), str(path))
-
-
-def parse_games(text: str, where: str = "game log") -> list[tuple[str, list[str]]]:
-    """:func:`read_games` on text; ``where`` names the source in errors."""
-    games = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        if "|" not in line:
-            raise ValueError(f"{where}:{n}: expected '<start SPN> | <steps>', got {line[:80]!r}")
-        spn, steps = line.split("|", 1)
-        games.append((spn.strip(), steps.split()))
-    return games
-
-
-def positions(start: str, steps: Sequence[str], where: str = "game") -> list[State]:
-    """Every position of a game, the start included; a bad step raises naming its number."""
-    try:
-        states = [from_spn(start)]
-    except ValueError as err:
-        raise ValueError(f"{where}: start position: {err}") from err
-    for k, step in enumerate(steps, start=1):
-        try:
-            states.append(play(states[-1], step))
-        except ValueError as err:
-            raise ValueError(f"{where}: step {k}: {err}") from err
-    return states
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from splut_env.engine import (
+from splut_env.rules.board import (
     DIRS,
     DWARF_BASE,
     EMPTY,
@@ -22,7 +22,7 @@ from splut_env.engine import (
     SQUARE_NAMES,
     TROLL,
     WIZARD,
-    State,
+    Position,
     decode_id,
 )
 
@@ -99,7 +99,7 @@ def _mask_squares(mask: int) -> list[int]:
     return [sq for sq in range(NUM_SQUARES) if (mask >> sq) & 1]
 
 
-def format_spn(state: State) -> str:
+def format_spn(state: Position) -> str:
     """Canonical SPN of a state."""
     fields = []
     for s in state.seats:
@@ -122,7 +122,7 @@ SPN_FORMAT = (
 )
 
 
-def parse_spn_into(state: State, text: str) -> None:
+def parse_spn_into(state: Position, text: str) -> None:
     """Fill ``state`` from SPN text; raises :class:`InvalidNotationError` naming the problem."""
     if not isinstance(text, str):
         raise InvalidNotationError(f"SPN must be a string, got {quote(text)}")

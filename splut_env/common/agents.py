@@ -1,0 +1,101 @@
+"""The :class:`Agent` interface and :class:`AgentRegistry`, for any turn-based game.
+
+An agent is asked to act for the player to move in a position. It gets the game's state (for
+bots that search) and, when its ``needs_observation`` is true, the observation dict
+``{"observation": ..., "action_mask": ...}`` of that player (for learned policies). It returns
+an action index in that player's action space. Nothing here knows the game: Splut!'s players
+and their names are in :mod:`splut_env.players`.
+"""
+
+from __future__ import annotations
+
+import abc
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+
+class Agent(abc.ABC):
+    """A player. Subclasses implement :meth:`act` and may override :meth:`reset`."""
+
+    #: Whether :meth:`act` needs the observation dict (otherwise ``None`` may be passed).
+    needs_observation: bool = True
+    name: str = "agent"
+    #: The table size it was made for (a trained policy's), or ``None`` for any.
+    num_players: int | None = None
+
+    def reset(self, seed: int | None = None) -> None:
+        """Called before each game; reseed any randomness from ``seed``."""
+
+    @abc.abstractmethod
+    def act(self, state: Any, observation: Mapping[str, Any] | None = None) -> int:
+        """Choose a legal action for the player to move in ``state``."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+#: A factory called as ``factory(seed=...)``, or its ``"module:attribute"`` entry point.
+Factory = Callable[..., Agent] | str
+
+
+def load_entry_point(entry_point: str) -> Any:
+    """The object an ``"package.module:attribute"`` string names (imported on first use)."""
+    module, _, attribute = entry_point.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+class AgentRegistry:
+    """Names → agents, as ``gymnasium``'s registry does for environments: each name maps to a
+    factory or to the ``"module:attribute"`` entry point of one, imported only when an agent
+    of that name is made. ``files`` is the entry point of a function
+    ``load(spec, seed) -> Agent | None`` that makes agents from file specs (checkpoints); it
+    returns ``None`` for a spec that is not one of its files."""
+
+    def __init__(self, builtins: Mapping[str, Factory], files: str | None = None) -> None:
+        self._factories: dict[str, Factory] = dict(builtins)
+        self._files = files
+
+    def register(self, name: str, factory: Factory) -> None:
+        """Make ``make(name)`` build ``factory(seed=...)``."""
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"an agent name must be a non-empty string, got {name!r:.80}")
+        self._factories[name] = factory
+
+    def names(self) -> list[str]:
+        """The registered names."""
+        return sorted(self._factories)
+
+    def make(self, spec: str | Agent, seed: int | None = None) -> Agent:
+        """An agent from a registered name, a file spec, or ``spec`` itself if it is one."""
+        if isinstance(spec, Agent):
+            return spec
+        factory = self._factories.get(spec) if isinstance(spec, str) else None
+        if factory is not None:
+            if isinstance(factory, str):
+                factory = load_entry_point(factory)
+            return factory(seed=seed)
+        if isinstance(spec, str) and self._files is not None:
+            agent = load_entry_point(self._files)(spec, seed)
+            if agent is not None:
+                return agent
+        raise ValueError(
+            f"unknown agent {spec!r:.120}: expected an Agent, a checkpoint path (*.zip, or "
+            f"*.zip:shield) or one of {self.names()}"
+        )
+
+
+def agent_seed(seed: int | None, player: int) -> int | None:
+    """The seed of ``player``'s agent in a game seeded with ``seed`` (``None``: unseeded)."""
+    return None if seed is None else seed * 7919 + player
+
+
+def check_table(agents: Sequence[Agent], num_players: int) -> None:
+    """Raise ``ValueError`` if an agent was made for another number of players."""
+    for agent in agents:
+        made = getattr(agent, "num_players", None)
+        if made is not None and made != num_players:
+            raise ValueError(
+                f"{agent!r} was trained for {made} players and cannot play at a table of "
+                f"{num_players}"
+            )

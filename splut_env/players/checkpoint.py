@@ -1,0 +1,288 @@
+"""Player checkpoints: the safe file format of a trained player (save, check, load).
+
+A player checkpoint is a zip of two members and nothing else: ``splut_env.json`` (format
+version, observation/action layout, network shape, player count, turn cap, training facts)
+and ``policy.safetensors`` (the weights). :func:`load_agent` checks both and never calls an
+unpickler, so loading a file from anywhere cannot run code. Training checkpoints (the
+whole algorithm state, pickled by stable-baselines3) are another thing: see
+:mod:`training.train`. Needs the ``[train]`` extra (torch, stable-baselines3, sb3-contrib).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+import zlib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from splut_env.common.agents import Agent
+from splut_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
+from splut_env.players import SHIELD_SUFFIX
+from splut_env.players.network import NetworkShape, PolicyAgent, build_policy, policy_weights
+from splut_env.players.tactics import ShieldedAgent
+from splut_env.rules.board import player_count, turn_cap, whole_number
+from splut_env.rules.notation import quote
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be loaded: missing, damaged, of another format or
+    layout, or trained for something else. The message names the file and the problem."""
+
+
+#: Members of a player checkpoint (a zip): the metadata, and the weights as safetensors.
+META_NAME = "splut_env.json"
+WEIGHTS_NAME = "policy.safetensors"
+PLAYER_FORMAT = "splut-env-player"
+FORMAT_VERSION = 2
+LEGACY_FORMAT = "splut-env-policy"
+MAX_META_BYTES = 1 << 20
+MAX_WEIGHTS_BYTES = 256 << 20
+CONVERT_HINT = (
+    "it is an old-format checkpoint (splut-env 0.1: a stable-baselines3 zip, read with "
+    "pickle, which can run code planted in the file), so it is not loaded. If you trust where "
+    "it came from, convert it once: python -m training.convert OLD.zip NEW.zip"
+)
+#: Bounds on the network read from a checkpoint, so that a crafted file cannot ask for
+#: an absurd amount of memory.
+NETWORK_LIMITS = {"channels": 256, "blocks": 32, "features_dim": 2048, "value_hidden": 2048}
+
+
+def network_shape(data: Any, where: str) -> NetworkShape:
+    """The shape in a checkpoint's metadata, checked; raises :class:`CheckpointError`."""
+    if not isinstance(data, dict) or set(data) != {f.name for f in fields(NetworkShape)}:
+        raise CheckpointError(
+            f"{where}: 'network' must be an object with channels, blocks, features_dim "
+            f"and value_hidden, got {quote(data)}"
+        )
+    hidden = data["value_hidden"]
+    if not isinstance(hidden, list) or len(hidden) > 4:
+        raise CheckpointError(f"{where}: network.value_hidden must be a list of at most 4 sizes")
+    for name, value in [
+        *((k, data[k]) for k in ("channels", "blocks", "features_dim")),
+        *(("value_hidden", v) for v in hidden),
+    ]:
+        low = 0 if name == "blocks" else 1
+        if whole_number(value) is None or not low <= value <= NETWORK_LIMITS[name]:
+            raise CheckpointError(
+                f"{where}: network.{name} must be a whole number from {low} to "
+                f"{NETWORK_LIMITS[name]}, got {quote(value)}"
+            )
+    return NetworkShape(data["channels"], data["blocks"], data["features_dim"], tuple(hidden))
+
+
+def save_player(
+    policy: Any,
+    path: str | Path,
+    shape: NetworkShape,
+    num_players: int,
+    max_turns: int,
+    **facts: Any,
+) -> Path:
+    """Write ``policy`` as a player checkpoint: a zip of ``splut_env.json`` (format, layout,
+    network shape, player count, turn cap and the JSON-able training ``facts``) and
+    ``policy.safetensors``. Nothing in it is pickled. The file appears whole or not at all."""
+    from safetensors.torch import save
+
+    meta = {
+        "format": PLAYER_FORMAT,
+        "format_version": FORMAT_VERSION,
+        "layout_version": LAYOUT_VERSION,
+        "obs_shape": list(OBS_SHAPE),
+        "num_actions": NUM_ACTIONS,
+        "num_players": num_players,
+        "max_turns": max_turns,
+        "network": shape.to_json(),
+        **facts,
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(META_NAME, json.dumps(meta, indent=2))
+        zf.writestr(WEIGHTS_NAME, save(policy_weights(policy)))
+    tmp.replace(path)
+    return path
+
+
+def _read_members(path: Path) -> dict[str, bytes]:
+    """The members of a player checkpoint, checked before anything is decompressed."""
+    where = repr(str(path))
+    if path.is_dir():
+        raise CheckpointError(f"checkpoint {where} is a folder; expected a .zip file")
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {where} does not exist")
+    limits = {META_NAME: MAX_META_BYTES, WEIGHTS_NAME: MAX_WEIGHTS_BYTES}
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+            names = [i.filename for i in infos]
+            if "data" in names or "policy.pth" in names:
+                raise CheckpointError(f"checkpoint {where}: {CONVERT_HINT}")
+            if sorted(names) != sorted(limits):
+                raise CheckpointError(
+                    f"checkpoint {where} holds {quote(names)}; a splut-env player checkpoint "
+                    f"holds exactly {sorted(limits)}"
+                )
+            members = {}
+            for info in infos:
+                if info.flag_bits & 0x1:
+                    raise CheckpointError(
+                        f"checkpoint {where}: member {info.filename} is encrypted"
+                    )
+                if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                    raise CheckpointError(
+                        f"checkpoint {where}: member {info.filename} uses compression method "
+                        f"{info.compress_type}; expected stored (0) or deflated (8)"
+                    )
+                if info.file_size > limits[info.filename]:
+                    raise CheckpointError(
+                        f"checkpoint {where}: member {info.filename} is {info.file_size:,} "
+                        f"bytes, more than the {limits[info.filename]:,} allowed"
+                    )
+                members[info.filename] = zf.read(info)
+    except CheckpointError:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError, zlib.error) as err:
+        raise CheckpointError(f"checkpoint {where} is not a readable zip file: {err}") from err
+    return members
+
+
+def _check_meta(meta: Any, where: str) -> dict[str, Any]:
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{where}: {META_NAME} must hold a JSON object, got {quote(meta)}")
+    if meta.get("format") == LEGACY_FORMAT:
+        raise CheckpointError(f"{where}: {CONVERT_HINT}")
+    if meta.get("format") != PLAYER_FORMAT or meta.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{where}: unknown checkpoint format {quote(meta.get('format'))} version "
+            f"{quote(meta.get('format_version'))}; expected {PLAYER_FORMAT!r} version "
+            f"{FORMAT_VERSION}"
+        )
+    if (
+        meta.get("layout_version") != LAYOUT_VERSION
+        or meta.get("num_actions") != NUM_ACTIONS
+        or meta.get("obs_shape") != list(OBS_SHAPE)
+    ):
+        raise CheckpointError(
+            f"{where} was trained on observation/action layout "
+            f"{quote(meta.get('layout_version'))} ({quote(meta.get('num_actions'))} actions); "
+            f"this splut-env uses layout {LAYOUT_VERSION} ({NUM_ACTIONS} actions, planes "
+            f"{list(OBS_SHAPE)})"
+        )
+    for check, key in ((player_count, "num_players"), (turn_cap, "max_turns")):
+        try:
+            check(meta.get(key))
+        except ValueError as err:
+            raise CheckpointError(f"{where}: {err}") from None
+    network_shape(meta.get("network"), where)
+    return meta
+
+
+def read_meta(path: str | Path) -> dict[str, Any]:
+    """The checked metadata of a player checkpoint; raises :class:`CheckpointError`."""
+    path = Path(path)
+    return _parse_meta(_read_members(path)[META_NAME], repr(str(path)))
+
+
+def _parse_meta(raw: bytes, where: str) -> dict[str, Any]:
+    try:
+        meta = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        raise CheckpointError(f"{where}: {META_NAME} is not valid JSON: {err}") from err
+    return _check_meta(meta, where)
+
+
+@dataclass
+class Checkpoint:
+    """A loaded player checkpoint: its checked metadata and its policy network (read-only;
+    share it between agents and games)."""
+
+    path: Path
+    meta: dict[str, Any]
+    policy: Any
+
+    @property
+    def num_players(self) -> int:
+        return self.meta["num_players"]
+
+    def agent(
+        self, deterministic: bool = True, shield: bool = False
+    ) -> PolicyAgent | ShieldedAgent:
+        """A new player over this checkpoint's network (``shield``: a :class:`ShieldedAgent`)."""
+        agent = PolicyAgent(
+            self.policy,
+            name=self.path.name,
+            deterministic=deterministic,
+            meta=self.meta,
+            max_turns=self.meta["max_turns"],
+        )
+        return ShieldedAgent(agent) if shield else agent
+
+
+def load_checkpoint(path: str | Path) -> Checkpoint:
+    """Read a player checkpoint (JSON and safetensors only: nothing is unpickled, no code in
+    the file can run); raises :class:`CheckpointError` naming the file and the problem."""
+    from safetensors.torch import load
+
+    path = Path(path)
+    where = repr(str(path))
+    members = _read_members(path)
+    meta = _parse_meta(members[META_NAME], where)
+    policy = build_policy(network_shape(meta["network"], where), ortho_init=False)
+    try:
+        tensors = load(members[WEIGHTS_NAME])
+    except Exception as err:  # safetensors raises its own error types on damaged bytes
+        raise CheckpointError(f"{where}: {WEIGHTS_NAME} is damaged: {err}") from err
+    expected = policy_weights(policy)
+    wrong = sorted(
+        k
+        for k in expected.keys() | tensors.keys()
+        if k not in tensors
+        or k not in expected
+        or tensors[k].shape != expected[k].shape
+        or tensors[k].dtype != expected[k].dtype
+    )
+    if wrong:
+        raise CheckpointError(
+            f"{where}: {WEIGHTS_NAME} does not match the network in {META_NAME} "
+            f"({len(wrong)} tensors missing, extra or of another shape, e.g. {wrong[0]!r})"
+        )
+    with torch.no_grad():
+        for name, param in policy.state_dict().items():
+            if name in tensors:
+                param.copy_(tensors[name])
+    return Checkpoint(path, meta, policy)
+
+
+def load_agent(
+    path: str | Path,
+    num_players: int | None = None,
+    deterministic: bool = True,
+    shield: bool = False,
+) -> PolicyAgent | ShieldedAgent:
+    """A checkpoint as a player. ``num_players``, if given, must be the one it was trained
+    for; ``shield`` wraps it in a :class:`ShieldedAgent`."""
+    checkpoint = load_checkpoint(path)
+    if num_players is not None and checkpoint.num_players != num_players:
+        raise CheckpointError(
+            f"{str(path)!r} was trained for {checkpoint.num_players} players, not {num_players}"
+        )
+    return checkpoint.agent(deterministic=deterministic, shield=shield)
+
+
+def agent_from_spec(spec: str, seed: int | None = None) -> Agent | None:
+    """The player a checkpoint spec names (``path.zip``, or ``path.zip:shield`` for
+    :class:`ShieldedAgent`), reset with ``seed``; ``None`` if ``spec`` names no file.
+    This is how :func:`splut_env.players.make_agent` reads checkpoints."""
+    shield = spec.endswith(SHIELD_SUFFIX)
+    path = spec[: -len(SHIELD_SUFFIX)] if shield else spec
+    if not (path.endswith(".zip") or os.path.isfile(path)):
+        return None
+    agent = load_agent(path, shield=shield)
+    agent.reset(seed)
+    return agent

@@ -1,0 +1,153 @@
+"""The board network and the player over it: :class:`BoardNet` (a residual tower over the
+observation planes), :class:`NetworkShape` (its sizes and the ``MaskablePPO`` keyword
+arguments, the one place they are written), :func:`build_policy` and :class:`PolicyAgent`.
+Needs the ``[train]`` extra (torch, stable-baselines3, sb3-contrib)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from splut_env.common.agents import Agent
+from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE
+from splut_env.encoding import observation as encode
+from splut_env.rules.engine import State
+
+
+class ResidualBlock(nn.Module):
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
+
+
+class BoardNet(BaseFeaturesExtractor):
+    """A small residual tower over the ``[22, 9, 9]`` planes: a 3×3 convolution to
+    ``channels``, ``blocks`` residual blocks of two 3×3 convolutions, then a linear layer to
+    ``features_dim`` (ReLU). Shared by the policy and value heads and by every seat."""
+
+    def __init__(
+        self,
+        observation_space: spaces.Box,
+        features_dim: int = 256,
+        channels: int = 32,
+        blocks: int = 3,
+    ) -> None:
+        super().__init__(observation_space, features_dim)
+        planes, height, width = observation_space.shape
+        self.stem = nn.Sequential(nn.Conv2d(planes, channels, 3, padding=1), nn.ReLU())
+        self.tower = nn.Sequential(*[ResidualBlock(channels) for _ in range(blocks)])
+        self.head = nn.Sequential(
+            nn.Flatten(), nn.Linear(channels * height * width, features_dim), nn.ReLU()
+        )
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.head(self.tower(self.stem(observations)))
+
+
+class PolicyAgent(Agent):
+    """Plays with a masked actor-critic policy (``MaskableActorCriticPolicy``)."""
+
+    needs_observation = True
+
+    def __init__(
+        self,
+        policy: Any,
+        name: str = "policy",
+        deterministic: bool = True,
+        meta: Mapping[str, Any] | None = None,
+        max_turns: int = 200,
+    ) -> None:
+        self.policy = policy
+        self.name = name
+        self.deterministic = deterministic
+        self.meta = dict(meta or {})
+        self.num_players = self.meta.get("num_players")
+        self.max_turns = max_turns
+        self._rng = np.random.default_rng()
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, state: State, observation: Mapping[str, np.ndarray] | None = None) -> int:
+        if observation is None:
+            observation = encode(state, state.to_move, self.max_turns)
+        return self.act_on(observation["observation"], observation["action_mask"])
+
+    @torch.no_grad()
+    def act_on(self, planes: np.ndarray, mask: np.ndarray) -> int:
+        """The action for one observation and its mask."""
+        obs = torch.as_tensor(planes, dtype=torch.float32).unsqueeze(0)
+        dist = self.policy.get_distribution(obs, action_masks=mask.astype(bool)[None])
+        probs = dist.distribution.probs[0].numpy()
+        if self.deterministic:
+            return int(np.argmax(probs))
+        probs = probs / probs.sum()
+        return int(self._rng.choice(NUM_ACTIONS, p=probs))
+
+
+@dataclass(frozen=True)
+class NetworkShape:
+    """The board network's size: :class:`BoardNet` (``channels``, ``blocks``,
+    ``features_dim``), a linear policy head and a value head with ``value_hidden`` layers."""
+
+    channels: int = 32
+    blocks: int = 3
+    features_dim: int = 256
+    value_hidden: tuple[int, ...] = (64,)
+
+    def policy_kwargs(self) -> dict[str, Any]:
+        """The ``MaskablePPO`` ``policy_kwargs`` for this shape."""
+        return {
+            "features_extractor_class": BoardNet,
+            "features_extractor_kwargs": {
+                "features_dim": self.features_dim,
+                "channels": self.channels,
+                "blocks": self.blocks,
+            },
+            "net_arch": {"pi": [], "vf": list(self.value_hidden)},
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "value_hidden": list(self.value_hidden)}
+
+
+def build_policy(shape: NetworkShape, ortho_init: bool = True) -> Any:
+    """An untrained ``MaskableActorCriticPolicy`` of ``shape``, in evaluation mode
+    (``ortho_init=False`` skips stable-baselines3's slow orthogonal initialisation, for
+    weights that are loaded next)."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    policy = MaskableActorCriticPolicy(
+        spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32),
+        spaces.Discrete(NUM_ACTIONS),
+        lambda _: 0.0,
+        ortho_init=ortho_init,
+        **shape.policy_kwargs(),
+    )
+    policy.set_training_mode(False)
+    return policy
+
+
+def policy_weights(policy: Any) -> dict[str, torch.Tensor]:
+    """The policy's parameters, each stored once: the policy and value feature extractors
+    are the shared ``features_extractor`` under other names."""
+    out: dict[str, torch.Tensor] = {}
+    seen: set[int] = set()
+    for name, tensor in policy.state_dict().items():
+        if tensor.data_ptr() in seen:
+            continue
+        seen.add(tensor.data_ptr())
+        out[name] = tensor.detach().cpu().contiguous()
+    return out
