@@ -13,4 +13,5 @@ if ! command -v chromium >/dev/null; then
 fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+.venv/bin/lint-imports --no-cache  # pyproject.toml's import contract: layers, no upward import
 .venv/bin/python -m pytest -n 2 "$@"
