@@ -173,6 +173,23 @@ def observation_planes(state: State, seat: int, max_turns: int) -> np.ndarray:
     return planes.reshape(OBS_SHAPE)
 
 
+#: Shape of the global state (``env.state()``): the observation planes of player 0 (seat S,
+#: whose frame is the board's) and one plane per player slot, all ones for the player to move.
+STATE_SHAPE = (NUM_PLANES + 4, *BOARD_SHAPE)
+
+
+def global_planes(state: State, max_turns: int) -> np.ndarray:
+    """The ``float32[26, 9, 9]`` global state of a game, the same whoever asks: the planes of
+    :func:`observation_planes` from seat S (so in the board's own frame, players in turn
+    order from player 0), then plane ``22 + k`` all ones when player ``k`` is to move (all
+    zero once the game is over). For centralised critics."""
+    planes = np.zeros(STATE_SHAPE, dtype=np.float32)
+    planes[:NUM_PLANES] = observation_planes(state, 0, max_turns)
+    if state.to_move >= 0:
+        planes[NUM_PLANES + state.seats.index(state.to_move)] = 1.0
+    return planes
+
+
 def observation(state: State, seat: int, max_turns: int) -> dict[str, np.ndarray]:
     """The observation dict ``{"observation": planes, "action_mask": mask}`` of ``seat``."""
     return {

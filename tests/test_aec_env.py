@@ -25,7 +25,7 @@ class RecordingEnv(splut_env.raw_env):
 
     def step(self, action):
         super().step(action)
-        self.agent_counts.append(len(self.state.alive_seats()))
+        self.agent_counts.append(len(self.game_state.alive_seats()))
 
 
 def play_random(env, seed: int) -> None:
@@ -72,10 +72,10 @@ def test_four_player_game_goes_down_to_three_then_two_then_a_winner():
                 env.step(None)
                 continue
             env.step(rng.choice(np.flatnonzero(obs["action_mask"])))
-            alive = len(env.unwrapped.state.alive_seats())
+            alive = len(env.unwrapped.game_state.alive_seats())
             if alive != alive_counts[-1]:
                 alive_counts.append(alive)
-        if rules.winner(env.unwrapped.state) is not None:
+        if rules.winner(env.unwrapped.game_state) is not None:
             break
     assert alive_counts == [4, 3, 2, 1]
     assert sorted(rewards.values()) == [-1, -1, -1, 1]
@@ -147,7 +147,7 @@ def test_reset_from_spn_and_errors():
     env = splut_env.raw_env(num_players=2)
     position = "S:c4,e4,- N:g5,d8,e8 R:a5,e1,e5,i5 S 10 3 - - -"
     env.reset(options={"spn": position})
-    assert rules.to_spn(env.unwrapped.state) == position
+    assert rules.to_spn(env.unwrapped.game_state) == position
     env.step(env.step_to_action("Tnxe"))
     assert env.rewards == {"player_0": 1, "player_1": -1}
     assert env.terminations == {"player_0": True, "player_1": True}
@@ -201,7 +201,7 @@ def test_env_pickles_and_is_deterministic():
     clone.reset(seed=1)
     play_random(env, 5)
     play_random(clone, 5)
-    assert rules.to_spn(env.unwrapped.state) == rules.to_spn(clone.unwrapped.state)
+    assert rules.to_spn(env.unwrapped.game_state) == rules.to_spn(clone.unwrapped.game_state)
 
 
 def test_renders():

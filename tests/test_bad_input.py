@@ -94,7 +94,7 @@ def test_aec_reset_options_step_after_the_end_and_action_conversion():
     assert not raw.agents
     with pytest.raises(ValueError, match="step\\(\\) after the game is over"):
         raw.step(0)
-    raw.state = rules.from_spn("S:e4,e3,- N:-,-,- R:a5,e1,e9,i5 - 10 0 - - -")
+    raw.game_state = rules.from_spn("S:e4,e3,- N:-,-,- R:a5,e1,e9,i5 - 10 0 - - -")
     with pytest.raises(ValueError, match="the game is over"):
         raw.action_to_step(0)
     raw.reset()
@@ -109,8 +109,8 @@ def test_gym_reset_options_are_checked():
     with pytest.raises(ValueError, match="options must be a dict"):
         env.reset(options="spn")
     for seat in (1.0, True, 2, "0"):
-        with pytest.raises(ValueError, match="learner_seat must be None or a player index"):
-            env.reset(options={"learner_seat": seat})
+        with pytest.raises(ValueError, match="learner_player must be None or a player index"):
+            env.reset(options={"learner_player": seat})
     with pytest.raises(ValueError, match="action must be a whole number"):
         env.action_to_step(2.5)
 
@@ -315,7 +315,7 @@ def test_an_illegal_agent_action_gets_one_message_everywhere():
         play_game([Cheater(), splut_env.make_agent("random")], seed=0)
     with pytest.raises(splut_env.IllegalStepError, match=expected):
         Game([Cheater(), "human"]).agent_step()
-    env = SplutGymEnv(opponents=Cheater(), learner_seat=1)
+    env = SplutGymEnv(opponents=Cheater(), learner_player=1)
     with pytest.raises(splut_env.IllegalStepError, match=expected):
         env.reset(seed=0)
 

@@ -44,7 +44,7 @@ def test_registered_id_and_kwargs():
 
 
 def test_learner_wins_with_plus_one():
-    env = SplutGymEnv(learner_seat=0)
+    env = SplutGymEnv(learner_player=0)
     env.reset(options={"spn": "S:c4,e4,- N:g5,d8,e8 R:a5,e1,e5,i5 S 10 3 - - -"})
     _, reward, terminated, truncated, _ = env.step(env.step_to_action("Tnxe"))
     assert (reward, terminated, truncated) == (1.0, True, False)
@@ -53,11 +53,11 @@ def test_learner_wins_with_plus_one():
 def test_learner_killed_on_an_opponents_step_gets_minus_one():
     # S (learner) plays one step; N then throws the e6 rock west onto S's wizard on c6.
     position = "S:c6,f2,- N:g7,e5,- R:a5,e1,e6,i5 S 10 1 - - -"
-    env = SplutGymEnv(opponents=ScriptedAgent(["Tnxw"]), learner_seat=0)
+    env = SplutGymEnv(opponents=ScriptedAgent(["Tnxw"]), learner_player=0)
     env.reset(options={"spn": position})
     _, reward, terminated, truncated, _info = env.step(env.step_to_action("Tn"))
     assert (reward, terminated, truncated) == (-1.0, True, False)
-    assert rules.winner(env.state) == "N"
+    assert rules.winner(env.game_state) == "N"
     assert not env.action_masks().any()
 
 
@@ -65,20 +65,22 @@ def test_learner_is_out_in_a_three_player_game_while_others_play_on():
     position = "S:c6,f2,- W:b6,b4,b5 N:g7,e5,- R:a5,e1,e6,i5 S 10 1 - - -"
     west, north = ScriptedAgent(["De", "Dw", "De"]), ScriptedAgent(["Tnxw"])
     env = SplutGymEnv(num_players=3, opponents=[west, north])
-    env.reset(options={"spn": position, "learner_seat": 0})
+    env.reset(options={"spn": position, "learner_player": 0})
     _, reward, terminated, _, _ = env.step(env.step_to_action("Tn"))
     assert (reward, terminated) == (-1.0, True)
-    assert rules.to_spn(env.state) == "S:-,-,- W:b6,b4,c5 N:g7,e6,- R:a5,c6,e1,i5 W 13 3 - c6 -"
+    assert (
+        rules.to_spn(env.game_state) == "S:-,-,- W:b6,b4,c5 N:g7,e6,- R:a5,c6,e1,i5 W 13 3 - c6 -"
+    )
 
 
 def test_opponents_move_first_when_the_learner_sits_later():
-    env = SplutGymEnv(num_players=4, learner_seat=2)
+    env = SplutGymEnv(num_players=4, learner_player=2)
     _obs, info = env.reset(seed=3)
-    assert env.state.to_move == 2 and info["seat"] == "N"
-    assert env.state.turn == 3 and env.state.steps_left == 3
+    assert env.game_state.to_move == 2 and info["seat"] == "N"
+    assert env.game_state.turn == 3 and env.game_state.steps_left == 3
 
 
-def test_learner_seat_varies_with_the_seed():
+def test_learner_player_varies_with_the_seed():
     env = SplutGymEnv(num_players=4)
     seats = {env.reset(seed=s)[1]["seat"] for s in range(40)}
     assert seats == {"S", "W", "N", "E"}
@@ -137,9 +139,9 @@ def test_illegal_action_terminates_or_raises():
         ({"opponents": 123}, "or a list of 1 for 2 players, got 123"),
         ({"opponents": [123]}, "unknown agent 123"),
         ({"opponents": "nobody"}, "unknown agent 'nobody'"),
-        ({"learner_seat": 2}, "learner_seat must be None or a player index 0..1"),
-        ({"learner_seat": 1.0}, "learner_seat must be None or a player index 0..1, got 1.0"),
-        ({"learner_seat": True}, "learner_seat must be None or a player index 0..1, got True"),
+        ({"learner_player": 2}, "learner_player must be None or a player index 0..1"),
+        ({"learner_player": 1.0}, "learner_player must be None or a player index 0..1, got 1.0"),
+        ({"learner_player": True}, "learner_player must be None or a player index 0..1, got True"),
         ({"num_players": 2.0}, "num_players must be 2, 3 or 4, got 2.0"),
         ({"illegal_action": "ignore"}, "illegal_action must be"),
     ],

@@ -112,7 +112,7 @@ ACTIONS = st.one_of(
 def test_actions_step_the_envs_or_are_refused(players, actions):
     raw = splut_env.raw_env(num_players=players)
     raw.reset()
-    gym = SplutGymEnv(num_players=players, learner_seat=0, illegal_action="raise")
+    gym = SplutGymEnv(num_players=players, learner_player=0, illegal_action="raise")
     gym.reset(seed=0)
     for action in actions:
         if raw.agents:
@@ -148,7 +148,7 @@ FIELDS = {
          "reward", "pretrain", "eval")],
     "ppo": ["learning_rate", "clip_range", "gamma", "ent_coef", "vf_coef", "max_grad_norm",
             "batch_size", "n_steps"],
-    "pool": ["p_latest", "p_past", "p_bots", "bots", "bot_weights", "seat_weights"],
+    "pool": ["p_latest", "p_past", "p_bots", "bots", "bot_weights", "player_weights"],
     "reward": ["shaping"],
     "pretrain": ["games", "explore", "learning_rate", "teacher"],
     "network": ["channels", "blocks", "features_dim"],
@@ -179,7 +179,7 @@ def test_configs_are_accepted_checked_or_refused_by_field(data):
         return
     event("accepted")
     numbers = [config.ppo.learning_rate, config.ppo.clip_range, config.ppo.ent_coef,
-               config.reward.shaping, *config.pool.bot_weights, *config.pool.seat_weights]  # fmt: skip
+               config.reward.shaping, *config.pool.bot_weights, *config.pool.player_weights]  # fmt: skip
     assert all(math.isfinite(x) and x >= 0 for x in numbers)
     assert config.seed >= 0 and "/" not in config.name and not config.name.startswith(".")
 

@@ -66,14 +66,14 @@ def test_shipped_configs_are_valid(config):
         ({"eval": {"bots": "greedy"}}, "eval.bots must be a list of names"),
         ({"ppo": {"batch_size": 100}}, "ppo.batch_size \\(100\\) must divide"),
         ({"n_envs": True}, "n_envs must be int"),
-        ({"pool": {"seat_weights": [1, 2, 3]}}, "pool.seat_weights must have one weight per"),
+        ({"pool": {"player_weights": [1, 2, 3]}}, "pool.player_weights must have one weight per"),
         ({"pool": {"bot_weights": [1]}}, "pool.bot_weights must have one weight per entry"),
         ({"pool": {"bot_weights": [0, 0]}}, "non-negative with a positive sum"),
         ({"pool": {"bot_weights": ["a", 1]}}, "pool.bot_weights must be a list of finite numbers"),
         ({"pool": {"bot_weights": [float("nan"), 1]}}, "pool.bot_weights must be a list of finite"),
         (
-            {"pool": {"seat_weights": [float("inf"), 1]}},
-            "pool.seat_weights must be a list of finite",
+            {"pool": {"player_weights": [float("inf"), 1]}},
+            "pool.player_weights must be a list of finite",
         ),
         ({"pool": {"bot_weights": [-1, 2]}}, "non-negative with a positive sum"),
         ({"ppo": {"learning_rate": float("nan")}}, "ppo.learning_rate must be a finite number"),
@@ -415,7 +415,6 @@ def test_bad_configs_stop_before_the_run_folder_is_made(tmp_path):
 
 def test_teacher_games_and_imitation_fit():
     from training.pretrain import fit, teacher_game
-    from training.selfplay import network_shape
 
     game = teacher_game(("greedy", 2, 200, 0.0, 7, 0.99))
     n = len(game["actions"])
@@ -424,7 +423,7 @@ def test_teacher_games_and_imitation_fit():
     assert abs(game["values"][-1]) == 1.0  # greedy self-play ends with a winner
     config = parse_config({"pretrain": {"games": 1, "epochs": 60, "batch_size": 64, "learning_rate": 0.01},
                            "network": {"channels": 8, "blocks": 1, "features_dim": 32}})  # fmt: skip
-    policy = build_policy(network_shape(config.network))
+    policy = build_policy(config.network)
     metrics = fit(policy, game, config, progress=False)
     assert metrics["accuracy"] > 0.8  # a small network memorises one game
 
@@ -462,7 +461,7 @@ def test_shipped_checkpoints_load_and_beat_random_players(name, players):
 def test_pool_weights_choose_bots_and_learner_seats():
     from training.selfplay import SelfPlayEnv
 
-    overrides = {"bots": ["greedy", "random"], "bot_weights": [3, 1], "seat_weights": [1, 3],
+    overrides = {"bots": ["greedy", "random"], "bot_weights": [3, 1], "player_weights": [1, 3],
                  "p_bots": 1.0, "p_latest": 0.0, "p_past": 0.0}  # fmt: skip
     config = parse_config({"pool": overrides})
     env = SelfPlayEnv(2, 200, config.pool, config.network, seed=1)

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from splut_env.common.files import read_text
+from splut_env.players.network import NetworkShape
 from splut_env.rules.board import MAX_TURN
 
 MAX_CONFIG_BYTES = 1 << 20
@@ -45,16 +46,6 @@ class PPOConfig:
 
 
 @dataclass
-class NetworkConfig:
-    channels: int = 32
-    """Width of the residual tower."""
-    blocks: int = 3
-    """Residual blocks (two 3x3 convolutions each)."""
-    features_dim: int = 256
-    """Size of the shared feature vector fed to the policy and value heads."""
-
-
-@dataclass
 class PoolConfig:
     snapshot_every: int = 20_000
     """Learner steps between frozen snapshots added to the opponent pool."""
@@ -69,9 +60,10 @@ class PoolConfig:
     bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
     bot_weights: list[float] = field(default_factory=list)
     """Relative chance of each of ``bots`` when a bot is drawn (empty: all equal)."""
-    seat_weights: list[float] = field(default_factory=list)
-    """Relative chance that the learner plays each seat, in turn order (the first moves
-    first; empty: all equal). Weight the seats that need practice."""
+    player_weights: list[float] = field(default_factory=list)
+    """Relative chance that the learner is each player, in turn order (player 0 moves first;
+    empty: all equal). Weight the players that need practice. (Called ``seat_weights``
+    before 0.3; configs with that name still load.)"""
 
 
 @dataclass
@@ -119,7 +111,8 @@ class TrainConfig:
     checkpoint_every: int = 25_000
     torch_threads: int = 1
     ppo: PPOConfig = field(default_factory=PPOConfig)
-    network: NetworkConfig = field(default_factory=NetworkConfig)
+    network: NetworkShape = field(default_factory=NetworkShape)
+    """The board network (:class:`splut_env.players.network.NetworkShape`)."""
     pool: PoolConfig = field(default_factory=PoolConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
@@ -140,9 +133,15 @@ class TrainConfig:
             ("pretrain.epochs", self.pretrain.epochs),
             ("pretrain.batch_size", self.pretrain.batch_size),
         ]  # fmt: skip
+        positive += [("network.value_hidden", size) for size in self.network.value_hidden]
         for name, value in positive:
             if value < 1:
                 raise ConfigError(f"{name} must be at least 1, got {value}")
+        if len(self.network.value_hidden) > 4:
+            raise ConfigError(
+                f"network.value_hidden must list at most 4 layer sizes, got "
+                f"{list(self.network.value_hidden)}"
+            )
         if self.num_players not in (2, 3, 4):
             raise ConfigError(f"num_players must be 2, 3 or 4, got {self.num_players}")
         if not NAME_RE.fullmatch(self.name):
@@ -188,7 +187,7 @@ class TrainConfig:
             raise ConfigError("pool.bots must name at least one bot when pool.p_bots > 0")
         for name, weights, size, what in [
             ("pool.bot_weights", self.pool.bot_weights, len(self.pool.bots), "pool.bots"),
-            ("pool.seat_weights", self.pool.seat_weights, self.num_players, "num_players"),
+            ("pool.player_weights", self.pool.player_weights, self.num_players, "num_players"),
         ]:
             if not weights:
                 continue
@@ -242,6 +241,12 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
             if not numbers:
                 raise ConfigError(f"{where} must be a list of finite numbers, got {value!r}")
             values[key] = [float(v) for v in value]
+        elif hint == tuple[int, ...]:
+            if not isinstance(value, list) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in value
+            ):
+                raise ConfigError(f"{where} must be a list of whole numbers, got {value!r:.80}")
+            values[key] = tuple(value)
         elif typing.get_origin(hint) is list:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where} must be a list of names, got {value!r}")
@@ -253,9 +258,27 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
     return cls(**values)
 
 
+#: Fields renamed since an earlier version: (section, old name) → new name.
+RENAMED = {("pool", "seat_weights"): "player_weights"}
+
+
+def _renamed(data: Any) -> Any:
+    """``data`` with old field names replaced by their new ones (configs of earlier runs)."""
+    if not isinstance(data, dict):
+        return data
+    data = dict(data)
+    for (section, old), new in RENAMED.items():
+        part = data.get(section)
+        if isinstance(part, dict) and old in part:
+            if new in part:
+                raise ConfigError(f"{section}.{old} is the old name of {section}.{new}: give one")
+            data[section] = {new if k == old else k: v for k, v in part.items()}
+    return data
+
+
 def parse_config(data: dict[str, Any]) -> TrainConfig:
     """A checked :class:`TrainConfig` from a mapping (as read from YAML)."""
-    config = _build(TrainConfig, data or {}, "")
+    config = _build(TrainConfig, _renamed(data or {}), "")
     config.check()
     return config
 
@@ -297,4 +320,9 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
 
 
 def to_dict(config: TrainConfig) -> dict[str, Any]:
-    return dataclasses.asdict(config)
+    """The config as plain YAML-able data (tuples as lists)."""
+
+    def plain(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in items}
+
+    return dataclasses.asdict(config, dict_factory=plain)

@@ -35,9 +35,7 @@ from splut_env.common.cli import int_range
 from splut_env.envs.gamelog import LOG_HEADER, log_line
 from splut_env.envs.match import GameRecord, play_game
 from splut_env.players import make_agent
-from splut_env.rules.board import MAX_TURN, SEATS, SEATS_IN_PLAY
-from splut_env.rules.engine import State
-from splut_env.rules.notation import format_spn
+from splut_env.rules import MAX_TURN, State, seats, to_spn
 from training.stats import elo_ratings, ffa_ratings, finishing_ranks, wilson
 
 OPENING_TRIES = 1000
@@ -66,7 +64,7 @@ def random_opening(num_players: int, steps: int, seed: int) -> str | None:
             if state.is_over():
                 break
         if not state.is_over():
-            return format_spn(state)
+            return to_spn(state)
     raise ValueError(
         f"--openings {steps}: no game of random steps lasted that long in {OPENING_TRIES} tries; "
         "choose fewer steps"
@@ -96,7 +94,7 @@ def schedule(
     """Every table of ``players`` distinct agents plays ``games`` games, seats rotating;
     with ``focus``, only the tables with exactly one of those agents (against the others);
     with ``openings``, each rotation starts from its own random opening of that many steps."""
-    if players not in SEATS_IN_PLAY:
+    if players not in (2, 3, 4):
         raise ValueError(f"--players must be 2, 3 or 4, got {players}")
     if len(labels) < players:
         raise ValueError(
@@ -124,10 +122,12 @@ def schedule(
 
 
 _AGENTS: dict[str, Agent] = {}
-_SPEC_OF: dict[str, str] = {}
+_SPEC_OF: dict[str, str | Agent] = {}
 
 
-def _init_worker(spec_of: dict[str, str]) -> None:
+def _init_worker(spec_of: dict[str, str | Agent]) -> None:
+    _AGENTS.clear()
+    _SPEC_OF.clear()
     _SPEC_OF.update(spec_of)
 
 
@@ -145,9 +145,16 @@ def run_game(spec: GameSpec) -> tuple[GameSpec, GameRecord]:
 
 
 def run_games(
-    specs: Sequence[GameSpec], spec_of: dict[str, str], workers: int, progress: bool = True
+    specs: Sequence[GameSpec],
+    spec_of: dict[str, str | Agent],
+    workers: int,
+    progress: bool = True,
 ) -> list[tuple[GameSpec, GameRecord]]:
-    """Play the games on ``workers`` processes with a progress bar; results in spec order."""
+    """Play the games on ``workers`` processes with a progress bar; results in spec order.
+    ``spec_of`` maps each label to an agent's name or path, or (one worker only) to an
+    :class:`Agent` object."""
+    if workers > 1 and any(isinstance(s, Agent) for s in spec_of.values()):
+        raise ValueError("agent objects can only be evaluated with one worker")
     from tqdm import tqdm
 
     results: list[tuple[GameSpec, GameRecord]] = []
@@ -172,6 +179,32 @@ def run_games(
                 record(item)
     bar.close()
     results.sort(key=lambda item: item[0].index)
+    return results
+
+
+def evaluate_agent(
+    agent: Agent,
+    opponents: Sequence[str],
+    num_players: int,
+    games: int,
+    seed: int,
+    max_turns: int,
+    progress: bool = False,
+) -> dict[str, tuple[int, int, int]]:
+    """``agent`` against each of ``opponents`` (names or paths): for each, ``games`` games
+    at a table of ``agent`` and ``num_players - 1`` copies of that opponent, seats rotating,
+    scheduled and seeded as the command line does. Returns ``{opponent: (wins, draws,
+    games)}`` of ``agent``. Training's periodic evaluations are this."""
+    results = {}
+    for opponent in opponents:
+        labels = labels_for(["agent", *[opponent] * (num_players - 1)])
+        spec_of: dict[str, str | Agent] = dict.fromkeys(labels[1:], opponent)
+        spec_of["agent"] = agent
+        specs = schedule(labels, num_players, games, seed, max_turns)
+        records = run_games(specs, spec_of, workers=1, progress=progress)
+        wins = sum(r.winner is not None and s.table[r.winner] == "agent" for s, r in records)
+        draws = sum(r.winner is None for _, r in records)
+        results[opponent] = (wins, draws, len(records))
     return results
 
 
@@ -253,10 +286,11 @@ def report(labels: Sequence[str], players: int, summary: dict) -> str:
             f"| {a} | {t.games} | {t.wins} | {t.draws} | {t.losses} | {_pct(t.wins / max(t.games, 1))} "
             f"| {_pct(lo)}–{_pct(hi)} | {t.turns / max(t.games, 1):.1f} | {rating} | {ms:.2f} |"
         )
-    seats = [SEATS[s] for s in SEATS_IN_PLAY[players]]
     lines += ["", "Win rate by seat (wins / games):", ""]
     lines.append(
-        "| agent | " + " | ".join(f"seat {s} (player_{k})" for k, s in enumerate(seats)) + " |"
+        "| agent | "
+        + " | ".join(f"seat {s} (player_{k})" for k, s in enumerate(seats(players)))
+        + " |"
     )
     lines.append("|---|" + "---|" * players)
     for a in order:
@@ -321,16 +355,14 @@ def write_outputs(
         w.writerow(["agent", "seat", "player", "games", "wins", "draws", "win_rate"])
         for (a, k), t in summary["seats"].items():
             if t.games:
-                seat = SEATS[SEATS_IN_PLAY[players][k]]
+                seat = seats(players)[k]
                 w.writerow([a, seat, f"player_{k}", t.games, t.wins, t.draws, t.wins / t.games])
     with open(out / "games.txt", "w") as f:
         f.write(LOG_HEADER + "\n")
         for spec, rec in results:
-            seats = " ".join(
-                f"{SEATS[s]}={a}" for s, a in zip(SEATS_IN_PLAY[players], spec.table, strict=True)
-            )
+            seated = " ".join(f"{s}={a}" for s, a in zip(seats(players), spec.table, strict=True))
             result = "no winner" if rec.winner is None else f"{spec.table[rec.winner]} wins"
-            f.write(f"# game {spec.index}: {seats}; {result} after {rec.turns} turns\n")
+            f.write(f"# game {spec.index}: {seated}; {result} after {rec.turns} turns\n")
             f.write(log_line(rec.start_spn, rec.steps) + "\n")
     plot(out / "plot.png", labels, players, summary)
 

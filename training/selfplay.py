@@ -3,7 +3,7 @@
 The learner plays one seat of :class:`splut_env.gym_env.SplutGymEnv` (drawn each episode);
 every other seat gets, independently, the latest snapshot (``p_latest``), an older snapshot
 (``p_past``, uniformly) or a bot (``p_bots``, by ``bot_weights``). The learner's seat is drawn
-by ``seat_weights`` (uniform when empty). The main process keeps the
+by ``player_weights`` (uniform when empty). The main process keeps the
 :class:`SnapshotPool` and sends it to the environment processes whenever it changes
 (``vec_env.env_method("set_pool", pool.payload())``).
 """
@@ -24,14 +24,9 @@ from splut_env.envs.gym import SplutGymEnv
 from splut_env.players import make_agent
 from splut_env.players.bots import evaluate
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
-from training.config import NetworkConfig, PoolConfig
+from training.config import PoolConfig
 
 Snapshot = tuple[str, dict[str, torch.Tensor]]  # (label "self@<steps>", policy state dict)
-
-
-def network_shape(network: NetworkConfig) -> NetworkShape:
-    """The board network's shape for a network config (learner, snapshots and players)."""
-    return NetworkShape(network.channels, network.blocks, network.features_dim)
 
 
 class SnapshotPool:
@@ -93,7 +88,7 @@ class SelfPlayEnv(gymnasium.Wrapper):
         num_players: int,
         max_turns: int,
         pool: PoolConfig,
-        network: NetworkConfig,
+        network: NetworkShape,
         seed: int = 0,
         shaping: float = 0.0,
         gamma: float = 0.99,
@@ -116,7 +111,7 @@ class SelfPlayEnv(gymnasium.Wrapper):
         self._snapshots = {k: v for k, v in self._snapshots.items() if k in keep}
         for label, state in snapshots:
             if label not in self._snapshots:
-                policy = build_policy(network_shape(self.network), ortho_init=False)
+                policy = build_policy(self.network, ortho_init=False)
                 policy.load_state_dict(state)
                 self._snapshots[label] = PolicyAgent(policy, label, deterministic=False)
         self._order = [label for label, _ in snapshots]
@@ -145,9 +140,9 @@ class SelfPlayEnv(gymnasium.Wrapper):
             [self._snapshots.get(label) or self._bots[label] for label in self._opponents]
         )
         options = dict(options or {})
-        weights = self.pool_config.seat_weights
-        if weights and "learner_seat" not in options and base.learner_seat is None:
-            options["learner_seat"] = _weighted(self._rng, weights)
+        weights = self.pool_config.player_weights
+        if weights and "learner_player" not in options and base.learner_player is None:
+            options["learner_player"] = _weighted(self._rng, weights)
         obs, info = self.env.reset(seed=seed, options=options)
         info["opponents"] = list(self._opponents)
         self._phi = self._potential(False)
@@ -168,7 +163,7 @@ class SelfPlayEnv(gymnasium.Wrapper):
         if over or not self.shaping:
             return 0.0
         base = self.env.unwrapped
-        return max(-5.0, min(5.0, evaluate(base.state, base.seat)))
+        return max(-5.0, min(5.0, evaluate(base.game_state, base.seat)))
 
     def action_masks(self) -> np.ndarray:
         return self.env.unwrapped.action_masks()

@@ -44,9 +44,15 @@ leaves `agents`); +1 to the winner when only its wizard is left; 0 otherwise. Af
 The bare `raw_env` raises `IllegalStepError`. `env()` adds PettingZoo's classic wrappers:
 an illegal action ends the game, −1 to the player who made it.
 
+## State
+`env.state()` is the global state for centralised critics, `float32[26, 9, 9]`
+(`env.state_space`): the 22 observation planes as seat S sees them (the board's own frame,
+players in turn order from `player_0`) and 4 planes marking the player to move.
+
 ## Positions
-`env.unwrapped.state` is the rules state (`str()` draws it, `splut_env.rules.to_spn` gives
-its SPN); `reset(options={"spn": ...})` starts from any position.
+`env.unwrapped.game_state` is the rules engine's position (`str()` draws it,
+`splut_env.rules.to_spn` gives its SPN); `reset(options={"spn": ...})` starts from any
+position.
 
 ## Version history
 * v0: first release.
@@ -66,9 +72,11 @@ from pettingzoo.utils import wrappers
 from splut_env.encoding import (
     NUM_ACTIONS,
     OBS_SHAPE,
+    STATE_SHAPE,
     action_to_step_id,
     checked_action,
     checked_step_id,
+    global_planes,
     observation,
     step_id_to_action,
 )
@@ -153,7 +161,9 @@ class raw_env(AECEnv, EzPickle):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self.state = State.initial(num_players)
+        self.state_space = spaces.Box(0.0, 1.0, STATE_SHAPE, dtype=np.float32)
+        #: The rules engine's position of the game (a :class:`splut_env.rules.State`).
+        self.game_state = State.initial(num_players)
         self._renderer = Renderer(render_mode, self.metadata["render_fps"])
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -167,20 +177,26 @@ class raw_env(AECEnv, EzPickle):
         ``options={"spn": ...}`` starts from that position."""
         if seed is not None:
             self.np_random, self.np_random_seed = gymnasium.utils.seeding.np_random(seed)
-        self.state = start_state(self.num_players, options)
-        self.agents = [self.seat_agent[s] for s in self.state.alive_seats()]
+        self.game_state = start_state(self.num_players, options)
+        self.agents = [self.seat_agent[s] for s in self.game_state.alive_seats()]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.seat_agent[self.state.to_move]
+        self.agent_selection = self.seat_agent[self.game_state.to_move]
         self._skip_agent_selection = None
         if self.render_mode == "human":
             self.render()
 
+    def state(self) -> np.ndarray:
+        """The global state (``state_space``, ``float32[26, 9, 9]``): the board from seat S
+        with every player's pieces and who is to move, the same for every agent
+        (:func:`splut_env.encoding.global_planes`)."""
+        return global_planes(self.game_state, self.max_turns)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return observation(self.state, self.agent_seat[agent], self.max_turns)
+        return observation(self.game_state, self.agent_seat[agent], self.max_turns)
 
     def step(self, action: int | None) -> None:
         if not self.agents:
@@ -189,7 +205,7 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state
+        state = self.game_state
         seat = self.agent_seat[agent]
         sid = checked_step_id(state, seat, action, who=agent)
         alive_before = state.alive_seats()
@@ -219,16 +235,16 @@ class raw_env(AECEnv, EzPickle):
 
     def action_to_step(self, action: int) -> str:
         """Step notation (board frame) of ``action`` for the agent to move (legal or not)."""
-        return step_text(action_to_step_id(checked_seat(self.state), checked_action(action)))
+        return step_text(action_to_step_id(checked_seat(self.game_state), checked_action(action)))
 
     def step_to_action(self, step: str) -> int:
         """The action, in the frame of the agent to move, of a legal step in notation."""
-        return step_id_to_action(self.state.to_move, step_id(self.state, step))
+        return step_id_to_action(self.game_state.to_move, step_id(self.game_state, step))
 
     # --- rendering ----------------------------------------------------------------------
 
     def render(self) -> str | np.ndarray | None:
-        return self._renderer.render(self.state)
+        return self._renderer.render(self.game_state)
 
     def close(self) -> None:
         self._renderer.close()

@@ -17,6 +17,7 @@ terminates at once, on its own step or on an opponent's), 0 otherwise; the turn 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,18 +47,33 @@ from splut_env.rules.notation import IllegalStepError, format_spn, step_text
 OpponentSpec = str | Agent
 
 
-def _player_index(value: object, num_players: int) -> int:
+def _player_index(value: object, num_players: int, name: str = "learner_player") -> int:
     """``value`` as a player index ``0..num_players - 1``; raises ``ValueError``."""
     index = whole_number(value)
     if index not in range(num_players):
         raise ValueError(
-            f"learner_seat must be None or a player index 0..{num_players - 1}, got {value!r}"
+            f"{name} must be None or a player index 0..{num_players - 1}, got {value!r:.80}"
         )
     return index
 
 
+def _learner_player(settings: dict[str, Any], default: int | None) -> tuple[object, str]:
+    """The ``learner_player`` of ``settings`` (or its old name ``learner_seat``, with a
+    ``DeprecationWarning``) and the name it was given under."""
+    if "learner_seat" in settings:
+        warnings.warn(
+            "learner_seat is now called learner_player (a player index; seats are S, W, N, E)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if "learner_player" in settings:
+            raise ValueError("give learner_player or learner_seat (its old name), not both")
+        return settings["learner_seat"], "learner_seat"
+    return settings.get("learner_player", default), "learner_player"
+
+
 class SplutGymEnv(gymnasium.Env):
-    """Splut! from one seat's point of view, the other seats played by ``opponents``.
+    """Splut! from one player's point of view, the other players played by ``opponents``.
 
     Args:
         num_players: 2, 3 or 4.
@@ -65,8 +81,8 @@ class SplutGymEnv(gymnasium.Env):
         opponents: one agent (or registered name) for every other seat, or a list of
             ``num_players - 1`` of them, given to the other seats in turn order after the
             learner. Default ``"random"``.
-        learner_seat: the learner's player index (0 moves first), or ``None`` to draw it
-            from ``np_random`` every episode.
+        learner_player: the learner's player index (0 moves first), or ``None`` to draw it
+            from ``np_random`` every episode (``learner_seat``, its old name, still works).
         illegal_action: ``"terminate"`` (−1, episode over) or ``"raise"``.
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
     """
@@ -78,13 +94,20 @@ class SplutGymEnv(gymnasium.Env):
         num_players: int = 2,
         max_turns: int = 200,
         opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
-        learner_seat: int | None = None,
+        learner_player: int | None = None,
         illegal_action: str = "terminate",
         render_mode: str | None = None,
+        learner_seat: int | None = None,
     ) -> None:
         num_players = check_settings(num_players, max_turns, render_mode)
+        settings = {"learner_player": learner_player}
         if learner_seat is not None:
-            learner_seat = _player_index(learner_seat, num_players)
+            settings["learner_seat"] = learner_seat
+            if learner_player is None:
+                del settings["learner_player"]
+        learner_player, name = _learner_player(settings, None)
+        if learner_player is not None:
+            learner_player = _player_index(learner_player, num_players, name)
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(
                 f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}"
@@ -95,13 +118,16 @@ class SplutGymEnv(gymnasium.Env):
         )
         self.set_opponents(specs)
         self.max_turns = max_turns
-        self.learner_seat = learner_seat
+        #: The learner's player index, or ``None`` to draw one every episode.
+        self.learner_player = learner_player
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.state = start_state(num_players, None)
-        self.seat = 0
+        #: The rules engine's position of the game (a :class:`splut_env.rules.State`).
+        self.game_state = start_state(num_players, None)
+        #: This episode's learner: its player index and its seat (0..3 for S, W, N, E).
+        self.player, self.seat = 0, 0
         self._seat_opponent: dict[int, Agent] = {}
         self._renderer = Renderer(render_mode, self.metadata["render_fps"])
 
@@ -122,16 +148,17 @@ class SplutGymEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """New game. ``options``: ``"spn"`` a start position, ``"learner_seat"`` a player index."""
+        """New game. ``options``: ``"spn"`` a start position, ``"learner_player"`` a player
+        index."""
         super().reset(seed=seed)
         options = options or {}
-        self.state = start_state(self.num_players, options)
-        index = options.get("learner_seat", self.learner_seat)
+        self.game_state = start_state(self.num_players, options)
+        index, name = _learner_player(options, self.learner_player)
         if index is None:
             index = int(self.np_random.integers(self.num_players))
-        index = _player_index(index, self.num_players)
+        index = _player_index(index, self.num_players, name)
         seats = SEATS_IN_PLAY[self.num_players]
-        self.seat = seats[index]
+        self.player, self.seat = index, seats[index]
         others = seats[index + 1 :] + seats[:index]
         self._seat_opponent = dict(zip(others, self.opponents, strict=True))
         for opp in self.opponents:
@@ -139,13 +166,13 @@ class SplutGymEnv(gymnasium.Env):
         _, terminated, truncated = self._play_opponents()
         if terminated or truncated:
             raise ValueError(
-                f"the game from {format_spn(self.state)!r} ends before the learner "
+                f"the game from {format_spn(self.game_state)!r} ends before the learner "
                 f"(seat {SEATS[self.seat]}) moves; choose another seat or position"
             )
         return self._obs(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        state = self.state
+        state = self.game_state
         try:
             sid = checked_step_id(state, self.seat, action, who="the learner")
         except IllegalStepError as err:
@@ -164,7 +191,7 @@ class SplutGymEnv(gymnasium.Env):
         return self._obs(), reward, terminated, truncated, self._info()
 
     def _outcome(self) -> tuple[float, bool, bool]:
-        state = self.state
+        state = self.game_state
         if not state.alive(self.seat):
             return -1.0, True, False
         if state.is_over():
@@ -174,7 +201,7 @@ class SplutGymEnv(gymnasium.Env):
         return 0.0, False, False
 
     def _play_opponents(self) -> tuple[float, bool, bool]:
-        state = self.state
+        state = self.game_state
         while True:
             reward, terminated, truncated = self._outcome()
             if terminated or truncated or state.to_move == self.seat:
@@ -193,26 +220,27 @@ class SplutGymEnv(gymnasium.Env):
 
     def step_to_action(self, step: str) -> int:
         """The learner's action for a legal step in notation (the learner must be to move)."""
-        return step_id_to_action(self.seat, step_id(self.state, step))
+        return step_id_to_action(self.seat, step_id(self.game_state, step))
 
     # --- views --------------------------------------------------------------------------
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all false once the game is over)."""
-        return action_mask(self.state, self.seat).astype(bool)
+        return action_mask(self.game_state, self.seat).astype(bool)
 
     def _obs(self) -> np.ndarray:
-        return observation_planes(self.state, self.seat, self.max_turns)
+        return observation_planes(self.game_state, self.seat, self.max_turns)
 
     def _info(self) -> dict[str, Any]:
         return {
-            "action_mask": action_mask(self.state, self.seat),
+            "action_mask": action_mask(self.game_state, self.seat),
+            "player": self.player,
             "seat": SEATS[self.seat],
-            "turn": self.state.turn,
+            "turn": self.game_state.turn,
         }
 
     def render(self) -> str | np.ndarray | None:
-        return self._renderer.render(self.state)
+        return self._renderer.render(self.game_state)
 
     def close(self) -> None:
         self._renderer.close()

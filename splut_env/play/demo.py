@@ -30,26 +30,26 @@ def play_game(players: list[str], seed: int, max_turns: int, delay: float, color
     }
     check_table(list(agents.values()), len(players))
     turn_steps: list[str] = []
-    turn = raw.state.turn
+    turn = raw.game_state.turn
     for agent in env.agent_iter():
         obs, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             env.step(None)
             continue
         agent_impl = agents[agent]
-        action = agent_impl.act(raw.state, obs if agent_impl.needs_observation else None)
+        action = agent_impl.act(raw.game_state, obs if agent_impl.needs_observation else None)
         turn_steps.append(raw.action_to_step(action))
         mover = agent
         env.step(action)
-        if raw.state.turn != turn or raw.state.is_over():
-            frame = env.render() if color else str(raw.state)
+        if raw.game_state.turn != turn or raw.game_state.is_over():
+            frame = env.render() if color else str(raw.game_state)
             print(
                 f"\nturn {turn}: {mover} ({players[raw.possible_agents.index(mover)]}) played {' '.join(turn_steps)}"
             )
             print(frame)
-            turn, turn_steps = raw.state.turn, []
+            turn, turn_steps = raw.game_state.turn, []
             time.sleep(delay)
-    return raw.state
+    return raw.game_state
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -103,9 +103,13 @@ class NetworkShape:
     ``features_dim``), a linear policy head and a value head with ``value_hidden`` layers."""
 
     channels: int = 32
+    """Width of the residual tower."""
     blocks: int = 3
+    """Residual blocks (two 3x3 convolutions each)."""
     features_dim: int = 256
+    """Size of the shared feature vector fed to the policy and value heads."""
     value_hidden: tuple[int, ...] = (64,)
+    """Hidden layers of the value head."""
 
     def policy_kwargs(self) -> dict[str, Any]:
         """The ``MaskablePPO`` ``policy_kwargs`` for this shape."""

@@ -8,6 +8,7 @@ exports (``from splut_env import rules; rules.play(state, "Dn")``).
 """
 
 from splut_env.rules.api import (
+    MAX_TURN,
     IllegalStepError,
     InvalidNotationError,
     State,
@@ -18,12 +19,14 @@ from splut_env.rules.api import (
     legal_steps,
     perft,
     play,
+    seats,
     step_id,
     to_spn,
     winner,
 )
 
 __all__ = [
+    "MAX_TURN",
     "IllegalStepError",
     "InvalidNotationError",
     "State",
@@ -34,6 +37,7 @@ __all__ = [
     "legal_steps",
     "perft",
     "play",
+    "seats",
     "step_id",
     "to_spn",
     "winner",

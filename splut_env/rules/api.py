@@ -14,7 +14,7 @@ For speed, :class:`State` also has an unchecked in-place interface over integer 
 
 from __future__ import annotations
 
-from splut_env.rules.board import SEATS, whole_number
+from splut_env.rules.board import MAX_TURN, SEATS, SEATS_IN_PLAY, player_count, whole_number
 from splut_env.rules.engine import State
 from splut_env.rules.notation import (
     IllegalStepError,
@@ -26,6 +26,7 @@ from splut_env.rules.notation import (
 )
 
 __all__ = [
+    "MAX_TURN",
     "IllegalStepError",
     "InvalidNotationError",
     "State",
@@ -36,10 +37,17 @@ __all__ = [
     "legal_steps",
     "perft",
     "play",
+    "seats",
     "step_id",
     "to_spn",
     "winner",
 ]
+
+
+def seats(num_players: int) -> list[str]:
+    """The seats in play, in turn order: ``['S', 'N']`` for 2 players, ``['S', 'W', 'N']``
+    for 3, ``['S', 'W', 'N', 'E']`` for 4. Player ``k`` sits at ``seats(n)[k]``."""
+    return [SEATS[s] for s in SEATS_IN_PLAY[player_count(num_players)]]
 
 
 def initial_spn(num_players: int) -> str:

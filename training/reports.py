@@ -1,0 +1,127 @@
+"""What a training run leaves for people to read: ``eval.csv``, the learning curve
+(``learning_curve.png``), the model card (``MODEL_CARD.md``) and the library versions
+(``versions.json``)."""
+
+from __future__ import annotations
+
+import csv
+import platform
+from importlib import metadata
+from pathlib import Path
+
+import yaml
+
+from training.config import TrainConfig
+from training.config import to_dict as config_dict
+from training.stats import wilson
+
+#: The distributions whose versions a run records, by the key it records them under.
+DISTRIBUTIONS = {
+    "splut_env": "splut-env",
+    "torch": "torch",
+    "stable_baselines3": "stable-baselines3",
+    "sb3_contrib": "sb3-contrib",
+    "gymnasium": "gymnasium",
+    "pettingzoo": "pettingzoo",
+    "numpy": "numpy",
+}
+
+
+def versions() -> dict[str, str]:
+    """The Python and library versions of this run (``versions.json``)."""
+    found = {key: metadata.version(name) for key, name in DISTRIBUTIONS.items()}
+    return {"python": platform.python_version(), **found}
+
+
+def write_eval_csv(path: Path, evals: list[dict]) -> None:
+    if not evals:
+        return
+    keys = list(dict.fromkeys(k for row in evals for k in row))
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, keys)
+        writer.writeheader()
+        writer.writerows(evals)
+
+
+def plot_learning_curve(path: Path, evals: list[dict], config: TrainConfig) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for bot in config.eval.bots:
+        points = [(row["steps"], row[f"vs_{bot}"]) for row in evals if f"vs_{bot}" in row]
+        if points:
+            xs, ys = zip(*points, strict=True)
+            ax.plot(xs, ys, marker="o", label=f"vs {bot}")
+    ax.axhline(1 / config.num_players, color="grey", linestyle=":", label="chance")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel(f"win rate ({config.eval.games} games per point)")
+    ax.set_title(f"{config.name}: win rate during training")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+#: The parts of a run's time split (``time_split`` in the run state), as the card names them.
+TIME_PARTS = {
+    "env": "environment processes (rules, opponents, shaping)",
+    "inference": "learner's policy inference and rollout bookkeeping",
+    "learn": "PPO updates",
+    "evaluate": "periodic evaluations and checkpoints",
+}
+
+
+def time_split_line(split: dict[str, float]) -> str:
+    """Where the self-play time went, as shares of the four parts of ``split``."""
+    total = sum(split.values()) or 1.0
+    return ", ".join(f"{TIME_PARTS[k]} {100 * v / total:.0f}%" for k, v in split.items())
+
+
+def model_card(
+    config: TrainConfig,
+    steps: int,
+    wall: float,
+    results: dict,
+    path: Path,
+    pretrain: dict | None,
+    time_split: dict[str, float],
+    time_split_from: int,
+) -> str:
+    since = f" (from step {time_split_from:,})" if time_split_from else ""
+    lines = [
+        f"# Model card: {config.name}",
+        "",
+        f"- checkpoint: `{path}` (load with `splut_env.load_agent(path)`)",
+        f"- players: {config.num_players}; max turns: {config.max_turns}; seed: {config.seed}",
+        f"- learner steps: {steps:,}; wall time: {wall / 60:.1f} min",
+        f"- self-play time{since}: {time_split_line(time_split)}",
+        f"- network: residual CNN, {config.network.blocks} blocks × {config.network.channels} "
+        f"channels, {config.network.features_dim} features; MaskablePPO",
+        "- warm start: "
+        + (
+            f"imitation of {config.pretrain.teacher} over {config.pretrain.games} games "
+            f"(teacher agreement {100 * pretrain['accuracy']:.1f}%)"
+            if pretrain
+            else "none"
+        ),
+        "",
+        f"Evaluation: deterministic policy, {config.eval.final_games} games per bot, seats "
+        f"alternated, chance {100 / config.num_players:.0f}%; 95 % Wilson intervals.",
+        "",
+        "| opponent | games | wins | draws | losses | win rate | 95 % CI |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for bot, (wins, draws, games) in results.items():
+        lo, hi = wilson(wins, games)
+        losses = games - wins - draws
+        lines.append(
+            f"| {bot} | {games} | {wins} | {draws} | {losses} | {100 * wins / games:.1f}% | "
+            f"{100 * lo:.1f}–{100 * hi:.1f}% |"
+        )
+    config_yaml = yaml.safe_dump(config_dict(config), sort_keys=False).rstrip()
+    lines += ["", "Configuration:", "", "```yaml", config_yaml, "```", ""]
+    return "\n".join(lines)
