@@ -18,7 +18,6 @@ from splut_env.common.agents import Agent
 from splut_env.encoding import NUM_ACTIONS
 from splut_env.envs.aec import env, raw_env
 from splut_env.players import agent_names, make_agent, register_agent
-from splut_env.players.bots import RandomAgent
 from splut_env.rules import IllegalStepError, InvalidNotationError, State
 
 __version__ = "0.3.0"
@@ -33,6 +32,14 @@ def load_agent(
     from splut_env.players.checkpoint import load_agent as _load
 
     return _load(path, num_players=num_players, deterministic=deterministic, shield=shield)
+
+
+def __getattr__(name: str) -> object:
+    if name == "RandomAgent":  # the bots are imported when first asked for
+        from splut_env.players.bots import RandomAgent
+
+        return RandomAgent
+    raise AttributeError(f"module 'splut_env' has no attribute {name!r}")
 
 
 if "splut_env/Splut-v0" not in gymnasium.registry:

@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import greedy_turns
 
 from splut_env import load_agent, make_agent, rules
 from splut_env.envs.gym import SplutGymEnv
@@ -472,69 +471,6 @@ def test_pool_weights_choose_bots_and_learner_seats():
         bots.append(info["opponents"][0])
     assert 0.65 < seats.count(2) / 400 < 0.85  # N, weighted 3:1 against S
     assert 0.65 < bots.count("greedy") / 400 < 0.85
-
-
-def play_turn(agent, state, seed: int = 0) -> None:
-    """Let ``agent`` play the rest of the current turn on ``state`` (in place)."""
-    from splut_env.encoding import action_to_step_id
-
-    agent.reset(seed=seed)
-    turn = state.turn
-    while state.turn == turn and not state.is_over():
-        state.apply(action_to_step_id(state.to_move, agent.act(state)))
-
-
-def test_shield_takes_kills_and_avoids_walking_into_one():
-    """Over seeded random positions, a whole turn of the shielded agent kills when a turn
-    can kill, and otherwise ends safe whenever some turn does."""
-    from splut_env.players.tactics import ShieldedAgent, exposed, turn_outcomes
-    from splut_env.rules.engine import State
-
-    agent = make_agent("checkpoints/splut_2p.zip:shield")
-    assert isinstance(agent, ShieldedAgent) and agent.name == "splut_2p.zip:shield"
-    rng = np.random.default_rng(3)
-    checked = {"kill": 0, "safe": 0}
-    for game in range(40):
-        state = State.initial(2)
-        for _ in range(int(rng.integers(4, 40))):
-            if state.is_over():
-                break
-            state.apply(int(rng.choice(state.legal_ids())))
-        if state.is_over():
-            continue
-        seat = state.to_move
-        outcomes = [st for _, st in turn_outcomes(state)]
-        can_kill = any(st.alive_seats() == [seat] for st in outcomes)
-        can_be_safe = any(not exposed(st, seat) for st in outcomes)
-        play_turn(agent, state, seed=game)
-        if can_kill:
-            checked["kill"] += 1
-            assert state.is_over() and state.winner() == seat
-        elif can_be_safe:
-            checked["safe"] += 1
-            assert not exposed(state, seat)
-    assert checked["kill"] >= 3 and checked["safe"] >= 10, checked
-
-
-def test_shield_plays_a_forced_win_in_two_turns():
-    """Where a turn can leave the opponent only replies after which we kill (found in
-    seeded greedy games: greedy's own turn did), the shielded agent's turn does too, and
-    its next turn kills whatever greedy replies."""
-    from splut_env.players.tactics import forced_win
-
-    shielded, forced = make_agent("checkpoints/splut_2p.zip:shield"), 0
-    for start, end in greedy_turns():
-        seat = start.to_move
-        if not forced_win(end, seat):
-            continue
-        forced += 1
-        state = start.copy()
-        play_turn(shielded, state)
-        assert not state.is_over() and forced_win(state, seat), rules.to_spn(start)
-        play_turn(make_agent("greedy", seed=0), state)
-        play_turn(shielded, state)
-        assert state.winner() == seat, rules.to_spn(start)
-    assert forced >= 2
 
 
 def test_learner_vec_env_serves_the_true_action_masks():

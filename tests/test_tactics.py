@@ -1,0 +1,178 @@
+"""Exact tactics (:mod:`splut_env.players.tactics`): end-of-turn positions, threats,
+exposure, forced wins checked against brute force, and the shield over any agent."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+from conftest import greedy_turns
+
+from splut_env import make_agent, rules
+from splut_env.common.agents import Agent
+from splut_env.encoding import action_to_step_id, step_id_to_action
+from splut_env.players.tactics import (
+    ShieldedAgent,
+    exposed,
+    forced_win,
+    threatens,
+    turn_outcomes,
+)
+from splut_env.rules.engine import State
+from splut_env.rules.notation import step_text
+
+
+def test_turn_outcomes_are_every_distinct_end_of_turn_position():
+    state = rules.from_spn("S:d3,e4,f2 N:c4,d8,e7 R:b5,e1,e9,g4 S 7 3 - g4 -")
+    outcomes = turn_outcomes(state)
+    keys = [st.key() for _, st in outcomes]
+    assert len(set(keys)) == len(keys)
+    for seq, st in outcomes:
+        replay = state
+        for i in seq:
+            replay = rules.play(replay, step_text(i))
+        assert replay == st and (st.turn == 8 or st.is_over())
+
+    def ends(s, acc):
+        for i in s.legal_ids():
+            child = s.copy()
+            child.apply(i)
+            if child.turn != s.turn or child.is_over():
+                acc.add(child.key())
+            else:
+                ends(child, acc)
+        return acc
+
+    assert set(keys) == ends(state, set())
+
+
+def test_exposure_counts_every_opponent_in_multiplayer_games():
+    # W moves next and cannot reach S's wizard on e3; N, moving after W, could (Tsxs).
+    state = rules.from_spn("S:e3,f2,- W:b6,b4,b5 N:h5,e6,- R:a5,e1,e5,i5 W 11 3 - - -")
+    assert not threatens(state, 0) and exposed(state, 0)
+    far = rules.from_spn("S:c3,f2,- W:b6,b4,b5 N:f8,g6,- R:a5,e1,e9,i5 W 11 3 - - -")
+    assert not exposed(far, 0)
+
+
+def test_forced_win_agrees_with_trying_every_reply():
+    """At the end of every turn of seeded greedy games, ``forced_win`` says whether every
+    turn of the next player leaves the last mover a kill, as enumerating them all does."""
+    found = {True: 0, False: 0}
+    for start, end in greedy_turns():
+        victim = end.to_move
+        every_reply = all(
+            st.pos[victim * 3] < 0 or threatens(st, victim) for _, st in turn_outcomes(end)
+        )
+        assert forced_win(end, start.to_move) == every_reply, rules.to_spn(end)
+        found[every_reply] += 1
+    assert found[True] >= 2 and found[False] >= 50, found
+    assert not forced_win(rules.initial_state(3), 1)  # two players only
+
+
+def play_turn(agent, state, seed: int = 0) -> None:
+    """Let ``agent`` play the rest of the current turn on ``state`` (in place)."""
+    agent.reset(seed=seed)
+    turn = state.turn
+    while state.turn == turn and not state.is_over():
+        state.apply(action_to_step_id(state.to_move, agent.act(state)))
+
+
+def test_shield_takes_kills_and_avoids_walking_into_one():
+    """Over seeded random positions, a whole turn of the shielded agent kills when a turn
+    can kill, and otherwise ends safe whenever some turn does."""
+    agent = make_agent("checkpoints/splut_2p.zip:shield")
+    assert isinstance(agent, ShieldedAgent) and agent.name == "splut_2p.zip:shield"
+    rng = np.random.default_rng(3)
+    checked = {"kill": 0, "safe": 0}
+    for game in range(40):
+        state = State.initial(2)
+        for _ in range(int(rng.integers(4, 40))):
+            if state.is_over():
+                break
+            state.apply(int(rng.choice(state.legal_ids())))
+        if state.is_over():
+            continue
+        seat = state.to_move
+        outcomes = [st for _, st in turn_outcomes(state)]
+        can_kill = any(st.alive_seats() == [seat] for st in outcomes)
+        can_be_safe = any(not exposed(st, seat) for st in outcomes)
+        play_turn(agent, state, seed=game)
+        if can_kill:
+            checked["kill"] += 1
+            assert state.is_over() and state.winner() == seat
+        elif can_be_safe:
+            checked["safe"] += 1
+            assert not exposed(state, seat)
+    assert checked["kill"] >= 3 and checked["safe"] >= 10, checked
+
+
+def test_shield_plays_a_forced_win_in_two_turns():
+    """Where a turn can leave the opponent only replies after which we kill (found in
+    seeded greedy games: greedy's own turn did), the shielded agent's turn does too, and
+    its next turn kills whatever greedy replies."""
+    shielded, forced = make_agent("checkpoints/splut_2p.zip:shield"), 0
+    for start, end in greedy_turns():
+        seat = start.to_move
+        if not forced_win(end, seat):
+            continue
+        forced += 1
+        state = start.copy()
+        play_turn(shielded, state)
+        assert not state.is_over() and forced_win(state, seat), rules.to_spn(start)
+        play_turn(make_agent("greedy", seed=0), state)
+        play_turn(shielded, state)
+        assert state.winner() == seat, rules.to_spn(start)
+    assert forced >= 2
+
+
+class FirstLegal(Agent):
+    """Plays the lowest legal action of its mask: obeys whatever mask it is given."""
+
+    def act(self, state, observation=None):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+class Stubborn(Agent):
+    """Ignores its mask: always the lowest legal step of the rules."""
+
+    needs_observation = False
+
+    def act(self, state, observation=None):
+        return step_id_to_action(state.to_move, state.legal_ids()[0])
+
+
+def test_shield_narrows_the_mask_of_any_agent():
+    """In seeded random positions, the shield over an agent that obeys its mask and over
+    one that ignores it plays only steps of the best tier: each kills when a turn can."""
+    rng = np.random.default_rng(5)
+    kills = 0
+    for game in range(60):
+        start = State.initial(2)
+        for _ in range(int(rng.integers(4, 40))):
+            if start.is_over():
+                break
+            start.apply(int(rng.choice(start.legal_ids())))
+        if start.is_over():
+            continue
+        seat = start.to_move
+        can_kill = any(st.alive_seats() == [seat] for _, st in turn_outcomes(start))
+        for inner in (FirstLegal(), Stubborn()):
+            shield = ShieldedAgent(inner)
+            allowed = set(np.flatnonzero(shield.allowed(start)))
+            assert allowed and allowed <= {step_id_to_action(seat, i) for i in start.legal_ids()}
+            state = start.copy()
+            play_turn(shield, state, seed=game)
+            if can_kill:
+                assert state.is_over() and state.winner() == seat, rules.to_spn(start)
+        kills += can_kill
+    assert kills >= 3
+
+
+def test_tactics_and_bots_import_no_torch():
+    code = (
+        "import sys; import splut_env.players.tactics, splut_env.players.bots, splut_env; "
+        "print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
