@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from splut_env.common.files import read_text
+from splut_env.players import agent_names
 from splut_env.players.network import NetworkShape
 from splut_env.rules.board import MAX_TURN
 
@@ -83,7 +84,7 @@ class RewardConfig:
     shaping: float = 0.0
     """Weight of potential-based shaping added to the learner's reward during training:
     ``shaping * (gamma * phi(s') - phi(s))`` where ``phi`` is the bots' evaluation
-    (:func:`splut_env.bots.evaluate`) of the learner's position, clipped to [-5, 5], and 0
+    (:func:`splut_env.players.bots.evaluate`) of the learner's position, clipped to [-5, 5], and 0
     once the game is over. 0 trains on the game result (+1 / -1 / 0) alone."""
 
 
@@ -121,18 +122,25 @@ class TrainConfig:
     def check(self) -> None:
         """Range checks across fields; raises :class:`ConfigError`."""
         positive = [
-            ("total_steps", self.total_steps), ("n_envs", self.n_envs),
-            ("checkpoint_every", self.checkpoint_every), ("torch_threads", self.torch_threads),
-            ("max_turns", self.max_turns), ("ppo.n_steps", self.ppo.n_steps),
-            ("ppo.batch_size", self.ppo.batch_size), ("ppo.n_epochs", self.ppo.n_epochs),
-            ("network.channels", self.network.channels), ("network.blocks", self.network.blocks),
+            ("total_steps", self.total_steps),
+            ("n_envs", self.n_envs),
+            ("checkpoint_every", self.checkpoint_every),
+            ("torch_threads", self.torch_threads),
+            ("max_turns", self.max_turns),
+            ("ppo.n_steps", self.ppo.n_steps),
+            ("ppo.batch_size", self.ppo.batch_size),
+            ("ppo.n_epochs", self.ppo.n_epochs),
+            ("network.channels", self.network.channels),
+            ("network.blocks", self.network.blocks),
             ("network.features_dim", self.network.features_dim),
             ("pool.snapshot_every", self.pool.snapshot_every),
-            ("pool.max_snapshots", self.pool.max_snapshots), ("eval.every", self.eval.every),
-            ("eval.games", self.eval.games), ("eval.final_games", self.eval.final_games),
+            ("pool.max_snapshots", self.pool.max_snapshots),
+            ("eval.every", self.eval.every),
+            ("eval.games", self.eval.games),
+            ("eval.final_games", self.eval.final_games),
             ("pretrain.epochs", self.pretrain.epochs),
             ("pretrain.batch_size", self.pretrain.batch_size),
-        ]  # fmt: skip
+        ]
         positive += [("network.value_hidden", size) for size in self.network.value_hidden]
         for name, value in positive:
             if value < 1:
@@ -163,9 +171,13 @@ class TrainConfig:
         for name, value in [("ppo.ent_coef", self.ppo.ent_coef), ("ppo.vf_coef", self.ppo.vf_coef)]:
             if value < 0:
                 raise ConfigError(f"{name} must be at least 0, got {value}")
-        for name, value in [("ppo.gamma", self.ppo.gamma), ("ppo.gae_lambda", self.ppo.gae_lambda),
-                            ("pool.p_latest", self.pool.p_latest), ("pool.p_past", self.pool.p_past),
-                            ("pool.p_bots", self.pool.p_bots)]:  # fmt: skip
+        for name, value in [
+            ("ppo.gamma", self.ppo.gamma),
+            ("ppo.gae_lambda", self.ppo.gae_lambda),
+            ("pool.p_latest", self.pool.p_latest),
+            ("pool.p_past", self.pool.p_past),
+            ("pool.p_bots", self.pool.p_bots),
+        ]:
             if not 0 <= value <= 1:
                 raise ConfigError(f"{name} must be between 0 and 1, got {value}")
         if self.pretrain.games < 0:
@@ -197,11 +209,12 @@ class TrainConfig:
                 )
             if min(weights) < 0 or sum(weights) <= 0:
                 raise ConfigError(f"{name} must be non-negative with a positive sum, got {weights}")
-        from splut_env.players import agent_names
-
         teacher = [self.pretrain.teacher]
-        for name, bots in [("pool.bots", self.pool.bots), ("eval.bots", self.eval.bots),
-                           ("pretrain.teacher", teacher)]:  # fmt: skip
+        for name, bots in [
+            ("pool.bots", self.pool.bots),
+            ("eval.bots", self.eval.bots),
+            ("pretrain.teacher", teacher),
+        ]:
             for bot in bots:
                 if bot not in agent_names():
                     raise ConfigError(

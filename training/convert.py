@@ -4,7 +4,7 @@
 Old checkpoints (splut-env 0.1: a stable-baselines3 ``MaskablePPO`` zip with a
 ``splut_env.json`` member) are read with pickle, which runs any code planted in the file:
 convert only files you trust (your own runs, or the ones this repository shipped). The new
-file (:func:`splut_env.policy.save_player`) holds JSON and safetensors only, loads without
+file (:func:`splut_env.players.checkpoint.save_player`) holds JSON and safetensors only, loads without
 unpickling anything, and plays exactly as the old one did (this command checks that the
 weights read back equal).
 """

@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tqdm import tqdm
+
 from splut_env.common.agents import Agent, check_table
 from splut_env.common.cli import int_range
 from splut_env.envs.gamelog import LOG_HEADER, log_line
@@ -155,8 +157,6 @@ def run_games(
     :class:`Agent` object."""
     if workers > 1 and any(isinstance(s, Agent) for s in spec_of.values()):
         raise ValueError("agent objects can only be evaluated with one worker")
-    from tqdm import tqdm
-
     results: list[tuple[GameSpec, GameRecord]] = []
     bar = tqdm(total=len(specs), desc="games", unit="game", disable=not progress)
     wins: dict[str, int] = {}
@@ -341,15 +341,42 @@ def write_outputs(
     (out / "summary.md").write_text(text + "\n")
     with open(out / "agents.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["agent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high",
-                    "avg_turns", "rating", "rating_sigma", "ms_per_step"])  # fmt: skip
+        w.writerow(
+            [
+                "agent",
+                "games",
+                "wins",
+                "draws",
+                "losses",
+                "win_rate",
+                "ci_low",
+                "ci_high",
+                "avg_turns",
+                "rating",
+                "rating_sigma",
+                "ms_per_step",
+            ]
+        )
         for a in labels:
             t = summary["agents"][a]
             lo, hi = wilson(t.wins, t.games)
             mu, sigma = summary["ratings"][a]
-            w.writerow([a, t.games, t.wins, t.draws, t.losses, t.wins / max(t.games, 1), lo, hi,
-                        t.turns / max(t.games, 1), mu, sigma if sigma is not None else "",
-                        1000 * t.think / max(t.decisions, 1)])  # fmt: skip
+            w.writerow(
+                [
+                    a,
+                    t.games,
+                    t.wins,
+                    t.draws,
+                    t.losses,
+                    t.wins / max(t.games, 1),
+                    lo,
+                    hi,
+                    t.turns / max(t.games, 1),
+                    mu,
+                    sigma if sigma is not None else "",
+                    1000 * t.think / max(t.decisions, 1),
+                ]
+            )
     with open(out / "seats.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["agent", "seat", "player", "games", "wins", "draws", "win_rate"])
@@ -408,9 +435,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", nargs="+", required=True, help="names or checkpoint paths")
     parser.add_argument(
-        "--opponents", nargs="+", default=[],
+        "--opponents",
+        nargs="+",
+        default=[],
         help="only rate --agents against these (no games among --agents or among opponents)",
-    )  # fmt: skip
+    )
     parser.add_argument("--players", type=int_range(2, 4), default=2)
     parser.add_argument(
         "--games", type=int_range(1, 10**6), default=100, help="games per pairing / table"
@@ -418,9 +447,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int_range(0, 10**9), default=0)
     parser.add_argument("--max-turns", type=int_range(1, MAX_TURN), default=200)
     parser.add_argument(
-        "--openings", type=int_range(0, MAX_OPENING_STEPS), default=0, metavar="K",
+        "--openings",
+        type=int_range(0, MAX_OPENING_STEPS),
+        default=0,
+        metavar="K",
         help="start each seat rotation from K random steps (0: the initial position)",
-    )  # fmt: skip
+    )
     parser.add_argument("--workers", type=int_range(1, 256), default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, default=Path("runs/eval"))
     args = parser.parse_args(argv)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from splut_env.encoding import (
     PLANE_TURN,
@@ -69,11 +70,18 @@ def teacher_game(args: tuple[str, int, int, float, int, float]) -> dict[str, np.
 
 def generate(config: TrainConfig, workers: int, progress: bool = True) -> dict[str, np.ndarray]:
     """Play the teacher's games on ``workers`` processes; all samples concatenated."""
-    from tqdm import tqdm
-
     p = config.pretrain
-    jobs = [(p.teacher, config.num_players, config.max_turns, p.explore,
-             config.seed * 100_003 + g, config.ppo.gamma) for g in range(p.games)]  # fmt: skip
+    jobs = [
+        (
+            p.teacher,
+            config.num_players,
+            config.max_turns,
+            p.explore,
+            config.seed * 100_003 + g,
+            config.ppo.gamma,
+        )
+        for g in range(p.games)
+    ]
     parts = []
     bar = tqdm(total=len(jobs), desc=f"{p.teacher} games", unit="game", disable=not progress)
     if workers <= 1:
@@ -93,8 +101,6 @@ def fit(
     policy: Any, data: dict[str, np.ndarray], config: TrainConfig, progress: bool = True
 ) -> dict:
     """Behaviour cloning + value regression on ``data``; returns the last epoch's metrics."""
-    from tqdm import tqdm
-
     p = config.pretrain
     n = len(data["actions"])
     optimizer = torch.optim.Adam(policy.parameters(), lr=p.learning_rate)
@@ -105,8 +111,13 @@ def fit(
         order = generator.permutation(n)
         totals = {"policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
         batches = range(0, n, p.batch_size)
-        for start in tqdm(batches, desc=f"imitation epoch {epoch + 1}/{p.epochs}",
-                          unit="batch", disable=not progress, leave=False):  # fmt: skip
+        for start in tqdm(
+            batches,
+            desc=f"imitation epoch {epoch + 1}/{p.epochs}",
+            unit="batch",
+            disable=not progress,
+            leave=False,
+        ):
             idx = order[start : start + p.batch_size]
             obs = torch.as_tensor(data["planes"][idx], dtype=torch.float32)
             obs[:, PLANE_TURN] = torch.as_tensor(data["turns"][idx])[:, None, None]
@@ -129,8 +140,11 @@ def fit(
             totals["value_loss"] += value_loss.item() * k
             totals["accuracy"] += (best == actions).float().sum().item()
         metrics = {key: value / n for key, value in totals.items()}
-        print(f"imitation epoch {epoch + 1}/{p.epochs}: policy loss {metrics['policy_loss']:.3f}, "
-              f"value loss {metrics['value_loss']:.3f}, teacher agreement "
-              f"{100 * metrics['accuracy']:.1f}% on {n} samples", flush=True)  # fmt: skip
+        print(
+            f"imitation epoch {epoch + 1}/{p.epochs}: policy loss {metrics['policy_loss']:.3f}, "
+            f"value loss {metrics['value_loss']:.3f}, teacher agreement "
+            f"{100 * metrics['accuracy']:.1f}% on {n} samples",
+            flush=True,
+        )
     policy.set_training_mode(False)
     return metrics

@@ -1,6 +1,6 @@
 """Self-play with an opponent pool: frozen snapshots of the learner plus the baseline bots.
 
-The learner plays one seat of :class:`splut_env.gym_env.SplutGymEnv` (drawn each episode);
+The learner plays one player of :class:`splut_env.envs.gym.SplutGymEnv` (drawn each episode);
 every other seat gets, independently, the latest snapshot (``p_latest``), an older snapshot
 (``p_past``, uniformly) or a bot (``p_bots``, by ``bot_weights``). The learner's seat is drawn
 by ``player_weights`` (uniform when empty). The main process keeps the
@@ -18,6 +18,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 import torch
+from safetensors.torch import load_file, save_file
 
 from splut_env.common.agents import Agent
 from splut_env.envs.gym import SplutGymEnv
@@ -53,8 +54,6 @@ class SnapshotPool:
     def save(self, folder: Path) -> None:
         """Write the snapshots to ``folder``: labels in ``pool.json``, weights in
         ``pool.safetensors`` (no pickle)."""
-        from safetensors.torch import save_file
-
         tensors = {
             f"{i}/{k}": v for i, (_, state) in enumerate(self.snapshots) for k, v in state.items()
         }
@@ -63,8 +62,6 @@ class SnapshotPool:
 
     def load(self, folder: Path) -> None:
         """Read the snapshots :meth:`save` wrote."""
-        from safetensors.torch import load_file
-
         labels = json.loads((folder / "pool.json").read_text())["labels"]
         tensors = load_file(folder / "pool.safetensors")
         states: list[dict[str, torch.Tensor]] = [{} for _ in labels]

@@ -1,4 +1,4 @@
-"""A single-agent Gymnasium view of Splut!: the learner plays one seat, opponents the rest.
+"""A single-agent Gymnasium view of Splut!: the learner is one player, opponents the rest.
 
 Registered as ``splut_env/Splut-v0``::
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 
 from splut_env.rules.board import EMPTY, KINDS, NUM_SQUARES, ROCK, SQUARE_XY
@@ -61,9 +62,15 @@ def render_rgb(state: State) -> np.ndarray:
         if c == ROCK:
             k = (x1 - x0) // 3
             octagon = [
-                (x0 + k, y0), (x1 - k, y0), (x1, y0 + k), (x1, y1 - k),
-                (x1 - k, y1), (x0 + k, y1), (x0, y1 - k), (x0, y0 + k),
-            ]  # fmt: skip
+                (x0 + k, y0),
+                (x1 - k, y0),
+                (x1, y0 + k),
+                (x1, y1 - k),
+                (x1 - k, y1),
+                (x0 + k, y1),
+                (x0, y1 - k),
+                (x0, y0 + k),
+            ]
             locked = (state.locked >> sq) & 1
             draw.polygon(
                 octagon, fill=(90, 90, 90) if locked else (160, 160, 160), outline=(40, 40, 40)
@@ -99,8 +106,6 @@ class Renderer:
 
     def render(self, state: State) -> str | np.ndarray | None:
         if self.render_mode is None:
-            import gymnasium
-
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
         if self.render_mode == "ansi":

@@ -10,6 +10,7 @@ import argparse
 import time
 from pathlib import Path
 
+from splut_env import rules
 from splut_env.common.agents import check_table
 from splut_env.common.cli import int_range, seconds
 from splut_env.envs.aec import env as make_env
@@ -74,8 +75,6 @@ def main(argv: list[str] | None = None) -> None:
         state = play_game(args.players, args.seed, args.max_turns, args.delay, not args.no_color)
     except ValueError as err:
         parser.error(str(err))
-    from splut_env import rules
-
     winner = rules.winner(state)
     print(
         f"\nresult after {state.turn} turns: " + (f"seat {winner} wins" if winner else "no winner")

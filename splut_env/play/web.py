@@ -88,15 +88,25 @@ def game_view(gid: str, game: Game) -> dict[str, Any]:
         for k, s in enumerate(game.seats)
     ]
     pieces = [
-        {"id": KINDS[kind] + SEATS[s], "kind": KINDS[kind], "seat": SEATS[s],
-         "square": SQUARE_NAMES[state.pos[s * 3 + kind]]}
-        for s in game.seats for kind in range(3) if state.pos[s * 3 + kind] >= 0
-    ]  # fmt: skip
+        {
+            "id": KINDS[kind] + SEATS[s],
+            "kind": KINDS[kind],
+            "seat": SEATS[s],
+            "square": SQUARE_NAMES[state.pos[s * 3 + kind]],
+        }
+        for s in game.seats
+        for kind in range(3)
+        if state.pos[s * 3 + kind] >= 0
+    ]
     rocks = [
-        {"id": f"R{i}", "square": SQUARE_NAMES[sq], "locked": bool((state.locked >> sq) & 1),
-         "levitating": sq == state.lev}
+        {
+            "id": f"R{i}",
+            "square": SQUARE_NAMES[sq],
+            "locked": bool((state.locked >> sq) & 1),
+            "levitating": sq == state.lev,
+        }
         for i, sq in enumerate(state.rocks)
-    ]  # fmt: skip
+    ]
     over = game.is_over()
     return {
         "id": gid,
@@ -209,7 +219,7 @@ def default_checkpoints() -> dict[str, Checkpoint]:
 def create_app(checkpoints: list[str] | None = None, max_games: int = 200) -> FastAPI:
     """The web app. ``checkpoints``: checkpoint files offered as players, each also with
     its tactical shield (``<file>:shield``), loaded once here (a bad one raises
-    :class:`~splut_env.policy.CheckpointError`) and shared by every game (default: the
+    :class:`~splut_env.players.checkpoint.CheckpointError`) and shared by every game (default: the
     loadable ``checkpoints/*.zip`` of the working folder, when torch is installed)."""
     loaded = default_checkpoints() if checkpoints is None else load_offered(checkpoints)
     offered = {

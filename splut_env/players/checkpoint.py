@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from safetensors.torch import load, save
 
 from splut_env.common.agents import Agent
 from splut_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
@@ -86,8 +87,6 @@ def save_player(
     """Write ``policy`` as a player checkpoint: a zip of ``splut_env.json`` (format, layout,
     network shape, player count, turn cap and the JSON-able training ``facts``) and
     ``policy.safetensors``. Nothing in it is pickled. The file appears whole or not at all."""
-    from safetensors.torch import save
-
     meta = {
         "format": PLAYER_FORMAT,
         "format_version": FORMAT_VERSION,
@@ -227,8 +226,6 @@ class Checkpoint:
 def load_checkpoint(path: str | Path) -> Checkpoint:
     """Read a player checkpoint (JSON and safetensors only: nothing is unpickled, no code in
     the file can run); raises :class:`CheckpointError` naming the file and the problem."""
-    from safetensors.torch import load
-
     path = Path(path)
     where = repr(str(path))
     members = _read_members(path)

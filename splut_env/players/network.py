@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
@@ -131,8 +132,6 @@ def build_policy(shape: NetworkShape, ortho_init: bool = True) -> Any:
     """An untrained ``MaskableActorCriticPolicy`` of ``shape``, in evaluation mode
     (``ortho_init=False`` skips stable-baselines3's slow orthogonal initialisation, for
     weights that are loaded next)."""
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
     policy = MaskableActorCriticPolicy(
         spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32),
         spaces.Discrete(NUM_ACTIONS),
