@@ -457,7 +457,7 @@ def test_shipped_checkpoints_load_and_beat_random_players(name, players):
     assert wins >= 5, f"{name} won {wins} of 8 games against random players"
 
 
-def test_pool_weights_choose_bots_and_learner_seats():
+def test_pool_weights_choose_bots_and_learner_players():
     from training.selfplay import SelfPlayEnv
 
     overrides = {"bots": ["greedy", "random"], "bot_weights": [3, 1], "player_weights": [1, 3],

@@ -1,24 +1,22 @@
-"""Self-play with an opponent pool: frozen snapshots of the learner plus the baseline bots.
+"""Splut! self-play: the environment a learner trains in, its opponents drawn from the pool
+(:mod:`training.pool`) and the bots, with reward shaping.
 
-The learner plays one player of :class:`splut_env.envs.gym.SplutGymEnv` (drawn each episode);
-every other seat gets, independently, the latest snapshot (``p_latest``), an older snapshot
-(``p_past``, uniformly) or a bot (``p_bots``, by ``bot_weights``). The learner's seat is drawn
-by ``player_weights`` (uniform when empty). The main process keeps the
-:class:`SnapshotPool` and sends it to the environment processes whenever it changes
+The learner is one player of :class:`splut_env.envs.gym.SplutGymEnv` (drawn each episode, by
+``player_weights``, uniform when empty); every other player is, independently, the latest
+snapshot (``p_latest``), an older snapshot (``p_past``, uniformly) or a bot (``p_bots``, by
+``bot_weights``). The main process keeps the :class:`training.pool.SnapshotPool` and sends
+it to the environment processes whenever it changes
 (``vec_env.env_method("set_pool", pool.payload())``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import gymnasium
 import numpy as np
 import torch
-from safetensors.torch import load_file, save_file
 
 from splut_env.common.agents import Agent
 from splut_env.envs.gym import SplutGymEnv
@@ -26,52 +24,7 @@ from splut_env.players import make_agent
 from splut_env.players.bots import evaluate
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
 from training.config import PoolConfig
-
-Snapshot = tuple[str, dict[str, torch.Tensor]]  # (label "self@<steps>", policy state dict)
-
-
-class SnapshotPool:
-    """Frozen copies of the learner's policy, oldest first. The first snapshot is kept for
-    good; beyond ``max_snapshots`` the oldest of the others is dropped."""
-
-    def __init__(self, max_snapshots: int) -> None:
-        self.max_snapshots = max_snapshots
-        self.snapshots: list[Snapshot] = []
-
-    def add(self, policy: torch.nn.Module, step: int) -> str:
-        label = f"self@{step}"
-        state = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
-        self.snapshots.append((label, state))
-        while len(self.snapshots) > self.max_snapshots:
-            del self.snapshots[1]
-        return label
-
-    def payload(self) -> list[Snapshot]:
-        return list(self.snapshots)
-
-    FILES = ("pool.json", "pool.safetensors")
-
-    def save(self, folder: Path) -> None:
-        """Write the snapshots to ``folder``: labels in ``pool.json``, weights in
-        ``pool.safetensors`` (no pickle)."""
-        tensors = {
-            f"{i}/{k}": v for i, (_, state) in enumerate(self.snapshots) for k, v in state.items()
-        }
-        (folder / "pool.json").write_text(json.dumps({"labels": self.labels()}, indent=2))
-        save_file(tensors, folder / "pool.safetensors")
-
-    def load(self, folder: Path) -> None:
-        """Read the snapshots :meth:`save` wrote."""
-        labels = json.loads((folder / "pool.json").read_text())["labels"]
-        tensors = load_file(folder / "pool.safetensors")
-        states: list[dict[str, torch.Tensor]] = [{} for _ in labels]
-        for key, value in tensors.items():
-            index, name = key.split("/", 1)
-            states[int(index)][name] = value
-        self.snapshots = list(zip(labels, states, strict=True))
-
-    def labels(self) -> list[str]:
-        return [label for label, _ in self.snapshots]
+from training.pool import Snapshot, weighted_choice
 
 
 class SelfPlayEnv(gymnasium.Wrapper):
@@ -124,7 +77,7 @@ class SelfPlayEnv(gymnasium.Wrapper):
         if not self._bots:
             return self._order[-1]
         if cfg.bot_weights:
-            return cfg.bots[_weighted(self._rng, cfg.bot_weights)]
+            return cfg.bots[weighted_choice(self._rng, cfg.bot_weights)]
         names = sorted(self._bots)
         return names[int(self._rng.integers(len(names)))]
 
@@ -139,7 +92,7 @@ class SelfPlayEnv(gymnasium.Wrapper):
         options = dict(options or {})
         weights = self.pool_config.player_weights
         if weights and "learner_player" not in options and base.learner_player is None:
-            options["learner_player"] = _weighted(self._rng, weights)
+            options["learner_player"] = weighted_choice(self._rng, weights)
         obs, info = self.env.reset(seed=seed, options=options)
         info["opponents"] = list(self._opponents)
         self._phi = self._potential(False)
@@ -164,16 +117,3 @@ class SelfPlayEnv(gymnasium.Wrapper):
 
     def action_masks(self) -> np.ndarray:
         return self.env.unwrapped.action_masks()
-
-
-def _weighted(rng: np.random.Generator, weights: Sequence[float]) -> int:
-    """An index into ``weights``, drawn in proportion to them."""
-    p = np.asarray(weights, dtype=float)
-    return int(rng.choice(len(p), p=p / p.sum()))
-
-
-def opponent_kind(label: str, latest: str | None) -> str:
-    """Group an opponent label for statistics: ``self-latest``, ``self-past`` or a bot."""
-    if not label.startswith("self@"):
-        return label
-    return "self-latest" if label == latest else "self-past"

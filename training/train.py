@@ -51,8 +51,9 @@ from training import manifest, reports
 from training.config import ConfigError, TrainConfig, load_config
 from training.config import to_dict as config_dict
 from training.evaluate import evaluate_agent
+from training.pool import SnapshotPool, opponent_kind
 from training.pretrain import fit, generate
-from training.selfplay import SelfPlayEnv, SnapshotPool, opponent_kind
+from training.selfplay import SelfPlayEnv
 
 # --- seeding -----------------------------------------------------------------------------
 

@@ -50,11 +50,18 @@ class AgentRegistry:
     factory or to the ``"module:attribute"`` entry point of one, imported only when an agent
     of that name is made. ``files`` is the entry point of a function
     ``load(spec, seed) -> Agent | None`` that makes agents from file specs (checkpoints); it
-    returns ``None`` for a spec that is not one of its files."""
+    returns ``None`` for a spec that is not one of its files; ``files_help`` says what such a
+    spec looks like, for error messages."""
 
-    def __init__(self, builtins: Mapping[str, Factory], files: str | None = None) -> None:
+    def __init__(
+        self,
+        builtins: Mapping[str, Factory],
+        files: str | None = None,
+        files_help: str = "a file",
+    ) -> None:
         self._factories: dict[str, Factory] = dict(builtins)
         self._files = files
+        self._files_help = files_help
 
     def register(self, name: str, factory: Factory) -> None:
         """Make ``make(name)`` build ``factory(seed=...)``."""
@@ -79,9 +86,9 @@ class AgentRegistry:
             agent = load_entry_point(self._files)(spec, seed)
             if agent is not None:
                 return agent
+        files = f", {self._files_help}" if self._files is not None else ""
         raise ValueError(
-            f"unknown agent {spec!r:.120}: expected an Agent, a checkpoint path (*.zip, or "
-            f"*.zip:shield) or one of {self.names()}"
+            f"unknown agent {spec!r:.120}: expected an Agent{files} or one of {self.names()}"
         )
 
 

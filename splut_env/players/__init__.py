@@ -22,7 +22,10 @@ PLAYERS = AgentRegistry(
         "search:hard": "splut_env.players.bots:hard",
     },
     files="splut_env.players.checkpoint:agent_from_spec",
+    files_help="a checkpoint path (*.zip, or *.zip:shield)",
 )
+#: A checkpoint path followed by this plays it under the shield
+#: (:class:`splut_env.players.tactics.ShieldedAgent`).
 SHIELD_SUFFIX = ":shield"
 
 
