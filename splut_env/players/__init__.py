@@ -24,9 +24,6 @@ PLAYERS = AgentRegistry(
     files="splut_env.players.checkpoint:agent_from_spec",
     files_help="a checkpoint path (*.zip, or *.zip:shield)",
 )
-#: A checkpoint path followed by this plays it under the shield
-#: (:class:`splut_env.players.tactics.ShieldedAgent`).
-SHIELD_SUFFIX = ":shield"
 
 
 def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:

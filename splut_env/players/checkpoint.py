@@ -23,9 +23,8 @@ from safetensors.torch import load, save
 
 from splut_env.common.agents import Agent
 from splut_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
-from splut_env.players import SHIELD_SUFFIX
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy, policy_weights
-from splut_env.players.tactics import ShieldedAgent
+from splut_env.players.tactics import SHIELD_SUFFIX, ShieldedAgent
 from splut_env.rules.board import player_count, turn_cap, whole_number
 from splut_env.rules.notation import quote
 

@@ -139,6 +139,10 @@ def forced_win(state: State, seat: int) -> bool:
     )
 
 
+#: A checkpoint path followed by this names its player under the shield (``path.zip:shield``).
+SHIELD_SUFFIX = ":shield"
+
+
 class ShieldedAgent(Agent):
     """Any agent whose blunders the rules veto (an action *shield*).
 
