@@ -1,4 +1,4 @@
-"""Throughput benchmark: ``python -m splut_env.bench [--seconds S] [--players N]``.
+"""Throughput benchmark: ``python -m splut_env.bench [--seconds S] [--players N] [--json]``.
 
 Prints, measured in one run on one core, random-playout steps per second through:
 
@@ -8,13 +8,16 @@ Prints, measured in one run on one core, random-playout steps per second through
    observation and mask before every step,
 4. ``pettingzoo.classic.connect_four_v3.env()`` in the same loop (turns per second),
 
-and the ratio of (3) to (4).
+and the ratio of (3) to (4). With ``--json`` the lines go to stderr as progress and stdout
+gets one JSON object with every figure, for tools to read.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import sys
 import time
 from collections.abc import Callable
 
@@ -69,30 +72,56 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=seconds, default=5.0, help="time per measurement")
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object of every figure on stdout"
+    )
     args = parser.parse_args(argv)
+    out = sys.stderr if args.json else sys.stdout
+    figures: dict[str, float | int | str | None] = {
+        "players": args.players,
+        "seconds_per_figure": args.seconds,
+    }
 
-    def report(label: str, rate: float, unit: str = "steps/s") -> float:
-        print(f"{label:<48} {rate:>12,.0f} {unit}", flush=True)
+    def report(key: str, label: str, rate: float, unit: str = "steps/s") -> float:
+        print(f"{label:<48} {rate:>12,.0f} {unit}", file=out, flush=True)
+        figures[key] = rate
         return rate
 
-    print(f"Splut! benchmark, {args.players} players, {args.seconds:g} s per line, one core")
-    report("engine (legal_ids + apply)", engine_playouts(args.players, args.seconds))
-    report("string API (legal_steps + play)", string_api_playouts(args.players, args.seconds))
+    print(
+        f"Splut! benchmark, {args.players} players, {args.seconds:g} s per line, one core",
+        file=out,
+    )
+    report(
+        "engine_steps_per_s",
+        "engine (legal_ids + apply)",
+        engine_playouts(args.players, args.seconds),
+    )
+    report(
+        "string_api_steps_per_s",
+        "string API (legal_steps + play)",
+        string_api_playouts(args.players, args.seconds),
+    )
     splut = report(
+        "aec_steps_per_s",
         "AEC env() with observation + mask every step",
         aec_playouts(lambda: splut_aec_env(num_players=args.players), args.seconds),
     )
+    figures["connect_four_turns_per_s"] = figures["aec_over_connect_four"] = None
     try:
         from pettingzoo.classic import connect_four_v3
     except ImportError as err:  # connect four's module needs pygame
-        print(f"connect_four_v3 unavailable ({err}); pip install 'splut-env[dev]'")
-        return
-    c4 = report(
-        "pettingzoo connect_four_v3 env(), same loop",
-        aec_playouts(connect_four_v3.env, args.seconds),
-        "turns/s",
-    )
-    print(f"{'ratio splut AEC / connect four':<48} {splut / c4:>12.2f} x")
+        print(f"connect_four_v3 unavailable ({err}); pip install 'splut-env[dev]'", file=out)
+    else:
+        c4 = report(
+            "connect_four_turns_per_s",
+            "pettingzoo connect_four_v3 env(), same loop",
+            aec_playouts(connect_four_v3.env, args.seconds),
+            "turns/s",
+        )
+        figures["aec_over_connect_four"] = splut / c4
+        print(f"{'ratio splut AEC / connect four':<48} {splut / c4:>12.2f} x", file=out)
+    if args.json:
+        print(json.dumps(figures))
 
 
 if __name__ == "__main__":

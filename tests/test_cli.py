@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from splut_env import bench, demo
@@ -22,6 +24,19 @@ def test_demo_rejects_bad_players(capsys):
     with pytest.raises(SystemExit):
         demo.main(["--players", "random", "nobody"])
     assert "unknown agent 'nobody'" in capsys.readouterr().err
+
+
+def test_benchmark_json_holds_every_figure(capsys):
+    bench.main(["--seconds", "0.1", "--players", "3", "--json"])
+    captured = capsys.readouterr()
+    figures = json.loads(captured.out)
+    assert figures["players"] == 3
+    for key in ("engine_steps_per_s", "string_api_steps_per_s", "aec_steps_per_s"):
+        assert figures[key] > 0
+    assert figures["aec_over_connect_four"] == pytest.approx(
+        figures["aec_steps_per_s"] / figures["connect_four_turns_per_s"]
+    )
+    assert "engine (legal_ids + apply)" in captured.err  # progress on stderr
 
 
 def test_benchmark_prints_every_line(capsys):
