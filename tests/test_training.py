@@ -312,6 +312,40 @@ def test_old_format_checkpoints_are_refused_with_the_conversion_command(tmp_path
         load_agent(str(old))
 
 
+def test_convert_reads_old_files_whose_pickle_names_a_module_that_is_gone(tmp_path):
+    """0.1/0.2 files pickle the network's class under its old module path; the conversion
+    reads the shape from the weights and converts them unchanged."""
+    import types
+
+    from stable_baselines3.common.save_util import load_from_zip_file, save_to_zip_file
+
+    from training.convert import convert
+
+    gone = types.ModuleType("splut_env_gone")
+    gone.BoardNet = type("BoardNet", (), {"__module__": "splut_env_gone"})
+    shape = NetworkShape(channels=8, blocks=2, features_dim=32, value_hidden=(16, 8))
+    policy = build_policy(shape)
+    old, new = tmp_path / "old.zip", tmp_path / "new.zip"
+    sys.modules["splut_env_gone"] = gone
+    try:
+        kwargs = {"features_extractor_class": gone.BoardNet}
+        save_to_zip_file(
+            old, data={"policy_kwargs": kwargs}, params={"policy": policy.state_dict()}
+        )
+    finally:
+        del sys.modules["splut_env_gone"]
+    with zipfile.ZipFile(old, "a") as zf:
+        meta = {"format": "splut-env-policy", "num_players": 2, "max_turns": 200, "steps": 7}
+        zf.writestr(META_NAME, json.dumps(meta))
+    with pytest.raises(ModuleNotFoundError, match="splut_env_gone"):
+        load_from_zip_file(old, device="cpu")  # what a plain load of such a file does
+    convert(old, new)
+    loaded = load_agent(str(new))
+    assert loaded.meta["network"]["value_hidden"] == [16, 8] and loaded.meta["steps"] == 7
+    for name, tensor in policy.state_dict().items():
+        assert torch.equal(loaded.policy.state_dict()[name], tensor), name
+
+
 def run_train(*args: str, key: Path | None = None) -> subprocess.CompletedProcess:
     """``python -m training.train`` with ``key`` as the run-signing key file."""
     env = dict(os.environ)

@@ -19,7 +19,11 @@ from pathlib import Path
 import torch
 
 from splut_env.players.checkpoint import LEGACY_FORMAT, META_NAME, load_checkpoint, save_player
-from splut_env.players.network import NetworkShape, build_policy
+from splut_env.players.network import build_policy, shape_of
+
+#: Entries of an old stable-baselines3 zip not to unpickle (they name classes by module paths
+#: of earlier versions); stable-baselines3 uses these values instead.
+OLD_OBJECTS = {"policy_kwargs": {}, "lr_schedule": None, "learning_rate": 0.0, "clip_range": None}
 
 
 def convert(source: str | Path, target: str | Path) -> Path:
@@ -36,14 +40,10 @@ def convert(source: str | Path, target: str | Path) -> Path:
         ) from err
     if not isinstance(meta, dict) or meta.get("format") != LEGACY_FORMAT:
         raise ValueError(f"{str(source)!r}: {META_NAME} does not say format {LEGACY_FORMAT!r}")
-    data, params, _ = load_from_zip_file(source, device="cpu")  # unpickles: trusted files only
-    kwargs = data["policy_kwargs"]
-    shape = NetworkShape(
-        channels=kwargs["features_extractor_kwargs"]["channels"],
-        blocks=kwargs["features_extractor_kwargs"]["blocks"],
-        features_dim=kwargs["features_extractor_kwargs"]["features_dim"],
-        value_hidden=tuple(kwargs["net_arch"]["vf"]),
-    )
+    # Unpickles: trusted files only. The pickled policy_kwargs name the network's class by
+    # its 0.1/0.2 module path, which is gone; the shape is read from the weights instead.
+    _, params, _ = load_from_zip_file(source, device="cpu", custom_objects=OLD_OBJECTS)
+    shape = shape_of(params["policy"])
     policy = build_policy(shape)
     policy.load_state_dict(params["policy"])
     facts = {k: v for k, v in meta.items() if k in ("steps", "run", "seed")}

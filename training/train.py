@@ -441,7 +441,14 @@ def main(argv: list[str] | None = None) -> Path:
     pool = SnapshotPool(config.pool.max_snapshots)
     if checkpoint is not None:
         model = MaskablePPO.load(
-            checkpoint / "model.zip", env=vec_env, device="cpu", tensorboard_log=str(run_dir / "tb")
+            checkpoint / "model.zip",
+            env=vec_env,
+            device="cpu",
+            tensorboard_log=str(run_dir / "tb"),
+            # The network's keyword arguments come from the run's config rather than from
+            # the pickle, which names the network's class by the module path it had when
+            # the run began (splut_env.policy before 0.3).
+            custom_objects={"policy_kwargs": config.network.policy_kwargs()},
         )
         pool.load(checkpoint)
         print(f"resumed from {checkpoint} at step {model.num_timesteps}, pool {pool.labels()}")

@@ -128,6 +128,25 @@ class NetworkShape:
         return {**asdict(self), "value_hidden": list(self.value_hidden)}
 
 
+def shape_of(weights: Mapping[str, torch.Tensor]) -> NetworkShape:
+    """The shape of the network whose policy ``state_dict`` is ``weights`` (read from the
+    tensors' sizes, so an old file's pickled keyword arguments are not needed)."""
+    blocks = {
+        name.split(".")[2] for name in weights if name.startswith("features_extractor.tower.")
+    }
+    value = sorted(
+        (int(name.split(".")[2]), tensor.shape[0])
+        for name, tensor in weights.items()
+        if name.startswith("mlp_extractor.value_net.") and name.endswith(".weight")
+    )
+    return NetworkShape(
+        channels=weights["features_extractor.stem.0.weight"].shape[0],
+        blocks=len(blocks),
+        features_dim=weights["features_extractor.head.1.weight"].shape[0],
+        value_hidden=tuple(size for _, size in value),
+    )
+
+
 def build_policy(shape: NetworkShape, ortho_init: bool = True) -> Any:
     """An untrained ``MaskableActorCriticPolicy`` of ``shape``, in evaluation mode
     (``ortho_init=False`` skips stable-baselines3's slow orthogonal initialisation, for
