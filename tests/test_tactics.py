@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import numpy as np
 from conftest import greedy_turns
@@ -70,6 +71,20 @@ def test_forced_win_agrees_with_trying_every_reply():
     assert not forced_win(rules.initial_state(3), 1)  # two players only
 
 
+def random_positions(seed: int, games: int) -> Iterator[tuple[int, State]]:
+    """``(game, position)`` after 4 to 39 seeded random steps from the 2-player start, for
+    each of ``games`` games that is not over by then."""
+    rng = np.random.default_rng(seed)
+    for game in range(games):
+        state = State.initial(2)
+        for _ in range(int(rng.integers(4, 40))):
+            if state.is_over():
+                break
+            state.apply(int(rng.choice(state.legal_ids())))
+        if not state.is_over():
+            yield game, state
+
+
 def play_turn(agent, state, seed: int = 0) -> None:
     """Let ``agent`` play the rest of the current turn on ``state`` (in place)."""
     agent.reset(seed=seed)
@@ -83,16 +98,8 @@ def test_shield_takes_kills_and_avoids_walking_into_one():
     can kill, and otherwise ends safe whenever some turn does."""
     agent = make_agent("checkpoints/splut_2p.zip:shield")
     assert isinstance(agent, ShieldedAgent) and agent.name == "splut_2p.zip:shield"
-    rng = np.random.default_rng(3)
     checked = {"kill": 0, "safe": 0}
-    for game in range(40):
-        state = State.initial(2)
-        for _ in range(int(rng.integers(4, 40))):
-            if state.is_over():
-                break
-            state.apply(int(rng.choice(state.legal_ids())))
-        if state.is_over():
-            continue
+    for game, state in random_positions(seed=3, games=40):
         seat = state.to_move
         outcomes = [st for _, st in turn_outcomes(state)]
         can_kill = any(st.alive_seats() == [seat] for st in outcomes)
@@ -146,16 +153,8 @@ def test_shield_narrows_the_mask_of_any_agent():
     """In seeded random positions, the shield over an agent that obeys its mask and over
     one that ignores it (taking turns) plays only steps of the best tier: it kills when a
     turn can."""
-    rng = np.random.default_rng(14)
     kills = 0
-    for game in range(16):
-        start = State.initial(2)
-        for _ in range(int(rng.integers(4, 40))):
-            if start.is_over():
-                break
-            start.apply(int(rng.choice(start.legal_ids())))
-        if start.is_over():
-            continue
+    for game, start in random_positions(seed=14, games=16):
         seat = start.to_move
         can_kill = any(st.alive_seats() == [seat] for _, st in turn_outcomes(start))
         shield = ShieldedAgent(FirstLegal() if game % 2 else Stubborn())

@@ -208,13 +208,11 @@ class SelfPlayCallback(BaseCallback):
         clock: dict[str, float],
     ) -> None:
         super().__init__()
-        self.config, self.run_dir, self.pool, self.state, self.clock = (
-            config,
-            run_dir,
-            pool,
-            state,
-            clock,
-        )
+        self.config = config
+        self.run_dir = run_dir
+        self.pool = pool
+        self.state = state
+        self.clock = clock
         self.stop_requested = False
         self.recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=200))
         self.per_member: dict[str, deque] = defaultdict(lambda: deque(maxlen=200))

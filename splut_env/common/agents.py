@@ -80,7 +80,7 @@ class AgentRegistry:
         factory = self._factories.get(spec) if isinstance(spec, str) else None
         if factory is not None:
             if isinstance(factory, str):
-                factory = load_entry_point(factory)
+                factory = self._factories[spec] = load_entry_point(factory)
             return factory(seed=seed)
         if isinstance(spec, str) and self._files is not None:
             agent = load_entry_point(self._files)(spec, seed)

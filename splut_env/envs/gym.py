@@ -100,11 +100,8 @@ class SplutGymEnv(gymnasium.Env):
         learner_seat: int | None = None,
     ) -> None:
         num_players = check_settings(num_players, max_turns, render_mode)
-        settings = {"learner_player": learner_player}
-        if learner_seat is not None:
-            settings["learner_seat"] = learner_seat
-            if learner_player is None:
-                del settings["learner_player"]
+        given = {"learner_player": learner_player, "learner_seat": learner_seat}
+        settings = {key: value for key, value in given.items() if value is not None}
         learner_player, name = _learner_player(settings, None)
         if learner_player is not None:
             learner_player = _player_index(learner_player, num_players, name)

@@ -192,9 +192,12 @@ class ShieldedAgent(Agent):
 
     def act(self, state: State, observation: Mapping[str, np.ndarray] | None = None) -> int:
         mask = self.allowed(state)
-        if observation is None:
-            observation = encode(state, state.to_move, self.max_turns)
-        action = self.inner.act(state, {**observation, "action_mask": mask})
+        narrowed = None
+        if self.inner.needs_observation:
+            if observation is None:
+                observation = encode(state, state.to_move, self.max_turns)
+            narrowed = {**observation, "action_mask": mask}
+        action = self.inner.act(state, narrowed)
         return action if mask[action] else int(np.flatnonzero(mask)[0])
 
     def _after(self, state: State, step: int, seat: int, alive: int) -> int:

@@ -7,38 +7,5 @@ Its modules import only downwards: :mod:`~splut_env.rules.board` (tables and lim
 exports (``from splut_env import rules; rules.play(state, "Dn")``).
 """
 
-from splut_env.rules.api import (
-    MAX_TURN,
-    IllegalStepError,
-    InvalidNotationError,
-    State,
-    from_spn,
-    initial_spn,
-    initial_state,
-    is_over,
-    legal_steps,
-    perft,
-    play,
-    seats,
-    step_id,
-    to_spn,
-    winner,
-)
-
-__all__ = [
-    "MAX_TURN",
-    "IllegalStepError",
-    "InvalidNotationError",
-    "State",
-    "from_spn",
-    "initial_spn",
-    "initial_state",
-    "is_over",
-    "legal_steps",
-    "perft",
-    "play",
-    "seats",
-    "step_id",
-    "to_spn",
-    "winner",
-]
+from splut_env.rules.api import *  # noqa: F403 (the API's names, listed once there)
+from splut_env.rules.api import __all__ as __all__
