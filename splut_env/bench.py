@@ -7,23 +7,32 @@ Prints, measured in one run on one core, random-playout steps per second through
 3. the wrapped PettingZoo AEC env (``splut_env.env()``), with ``last()`` building the
    observation and mask before every step,
 4. ``pettingzoo.classic.connect_four_v3.env()`` in the same loop (turns per second),
+5. the batched engine (:class:`splut_env.batched.BatchedGames`, ``--batch`` games, default
+   1,024) stepping every game with a random legal action, its masks kept up to date, and
+6. the same with the observation planes of every game after every step,
 
-and the ratio of (3) to (4). With ``--json`` the lines go to stderr as progress and stdout
-gets one JSON object with every figure, for tools to read.
+the ratios of (3) to (4) and of (5) and (6) to (1), and the batched engine's compile times:
+from scratch (in a child process with an empty cache) and loading the cached kernels. With
+``--json`` the lines go to stderr as progress and stdout gets one JSON object with every
+figure, for tools to read.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 
 import numpy as np
 
 from splut_env import rules
+from splut_env.batched import BatchedGames, compile_kernels
 from splut_env.common.cli import seconds
 from splut_env.envs.aec import env as splut_aec_env
 
@@ -68,10 +77,43 @@ def aec_playouts(make_env: Callable, seconds: float) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def batched_playouts(players: int, batch: int, seconds: float, planes: bool) -> float:
+    """Steps per second of ``batch`` games stepped together with random legal actions
+    (finished or capped games restart), optionally building every game's planes."""
+    rng = np.random.default_rng(0)
+    games = BatchedGames(batch, players, 200)
+    out = np.empty((batch, 22, 9, 9), dtype=np.float32)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        _, terminated, truncated = games.step(games.random_actions(rng))
+        if planes:
+            games.observations(out=out)
+        ended = np.flatnonzero(terminated | truncated)
+        if ended.size:
+            games.reset(ended)
+        steps += batch
+    return steps / (time.perf_counter() - start)
+
+
+def compile_seconds() -> float:
+    """Seconds to compile every kernel from scratch, in a child process whose kernel cache
+    is an empty folder."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        code = "from splut_env.batched import compile_kernels; print(compile_kernels())"
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+    return float(done.stdout.split()[-1])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=seconds, default=5.0, help="time per measurement")
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    parser.add_argument(
+        "--batch", type=int, default=1024, help="games stepped together by the batched engine"
+    )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object of every figure on stdout"
     )
@@ -91,7 +133,7 @@ def main(argv: list[str] | None = None) -> None:
         f"Splut! benchmark, {args.players} players, {args.seconds:g} s per line, one core",
         file=out,
     )
-    report(
+    engine = report(
         "engine_steps_per_s",
         "engine (legal_ids + apply)",
         engine_playouts(args.players, args.seconds),
@@ -120,6 +162,23 @@ def main(argv: list[str] | None = None) -> None:
         )
         figures["aec_over_connect_four"] = splut / c4
         print(f"{'ratio splut AEC / connect four':<48} {splut / c4:>12.2f} x", file=out)
+    figures["batch"] = args.batch
+    cached = figures["compile_cached_s"] = compile_kernels()
+    print(f"{'batched engine: kernels loaded from the cache':<48} {cached:>12.2f} s", file=out)
+    compiled = compile_seconds()
+    figures["compile_from_scratch_s"] = compiled
+    print(f"{'batched engine: kernels compiled from scratch':<48} {compiled:>12.2f} s", file=out)
+    for key, label, planes in (
+        ("batched_masks", "masks", False),
+        ("batched_planes", "masks + planes", True),
+    ):
+        rate = report(
+            f"{key}_steps_per_s",
+            f"batched engine, {args.batch} games, {label}",
+            batched_playouts(args.players, args.batch, args.seconds, planes),
+        )
+        figures[f"{key}_over_engine"] = rate / engine
+        print(f"{'  ratio to the engine':<48} {rate / engine:>12.1f} x", file=out, flush=True)
     if args.json:
         print(json.dumps(figures))
 

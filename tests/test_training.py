@@ -447,15 +447,16 @@ def test_bad_configs_stop_before_the_run_folder_is_made(tmp_path):
 
 
 def test_teacher_games_and_imitation_fit():
-    from training.pretrain import fit, teacher_game
+    from training.pretrain import fit, generate
 
-    game = teacher_game(("greedy", 2, 200, 0.0, 7, 0.99))
+    config = parse_config({"pretrain": {"games": 1, "epochs": 60, "batch_size": 64, "learning_rate": 0.01, "explore": 0.0},
+                           "network": {"channels": 8, "blocks": 1, "features_dim": 32}})  # fmt: skip
+    game = generate(config, progress=False)
     n = len(game["actions"])
     assert game["planes"].shape == (n, 22, 9, 9) and game["masks"].shape == (n, 196)
     assert all(game["masks"][i, a] for i, a in enumerate(game["actions"]))  # teacher is legal
     assert abs(game["values"][-1]) == 1.0  # greedy self-play ends with a winner
-    config = parse_config({"pretrain": {"games": 1, "epochs": 60, "batch_size": 64, "learning_rate": 0.01},
-                           "network": {"channels": 8, "blocks": 1, "features_dim": 32}})  # fmt: skip
+    assert set(np.unique(game["planes"])) <= {0, 1} and 0 < game["turns"].max() <= 1
     policy = build_policy(config.network)
     metrics = fit(policy, game, config, progress=False)
     assert metrics["accuracy"] > 0.8  # a small network memorises one game
@@ -492,38 +493,54 @@ def test_shipped_checkpoints_load_and_beat_random_players(name, players):
 
 
 def test_pool_weights_choose_bots_and_learner_players():
-    from training.selfplay import SelfPlayEnv
+    from training.selfplay import SelfPlayVecEnv
 
     overrides = {"bots": ["greedy", "random"], "bot_weights": [3, 1], "player_weights": [1, 3],
                  "p_bots": 1.0, "p_latest": 0.0, "p_past": 0.0}  # fmt: skip
     config = parse_config({"pool": overrides})
-    env = SelfPlayEnv(2, 200, config.pool, config.network, seed=1)
-    seats, bots = [], []
-    for k in range(400):
-        _, info = env.reset(seed=1 if k == 0 else None)
-        seats.append(env.unwrapped.seat)
-        bots.append(info["opponents"][0])
+    env = SelfPlayVecEnv(400, 2, 200, config.pool, config.network, seed=1)
+    env.reset(seed=1)
+    seats = env.seat.tolist()
+    bots = env._labels[:, 0].tolist()
     assert 0.65 < seats.count(2) / 400 < 0.85  # N, weighted 3:1 against S
     assert 0.65 < bots.count("greedy") / 400 < 0.85
 
 
-def test_learner_vec_env_serves_the_true_action_masks():
+def test_self_play_games_draw_snapshots_shape_rewards_and_report_outcomes():
+    """With the pool's latest snapshot as every opponent: the snapshot plays batched, each
+    ended game reports its outcome and opponents, and the shaped reward is the potential
+    difference of the bots' evaluation added to the outcome."""
+    from splut_env.players.network import build_policy
+    from training.pool import SnapshotPool
     from training.train import make_vec_env
 
-    config = load_config(ROOT / "configs" / "smoke.yaml", ["n_envs=2"])
+    config = load_config(
+        ROOT / "configs" / "smoke.yaml", ["n_envs=8", "pool.p_latest=1.0", "reward.shaping=0.2"]
+    )
     clock = {"env": 0.0}
     vec = make_vec_env(config, clock)
-    try:
-        processes = vec.venv.venv  # under the monitor and the learner wrapper
-        rng = np.random.default_rng(0)
-        vec.reset()
-        dones = 0
-        for _ in range(150):
-            served = np.stack(vec.env_method("action_masks"))
-            true = np.stack(processes.env_method("action_masks"))
-            assert np.array_equal(served, true)
-            actions = [rng.choice(np.flatnonzero(mask)) for mask in true]
-            dones += int(vec.step(np.array(actions))[2].sum())
-        assert dones >= 2 and clock["env"] > 0  # masks checked across episode resets
-    finally:
-        vec.close()
+    pool = SnapshotPool(3)
+    pool.add(build_policy(config.network), 0)
+    vec.env_method("set_pool", pool.payload())
+    games = vec.venv.env
+    rng = np.random.default_rng(0)
+    vec.reset()
+    outcomes = []
+    for _ in range(200):
+        masks = np.stack(vec.env_method("action_masks"))
+        assert np.array_equal(masks, games.action_masks())
+        phi = games._phi.copy()
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        _, rewards, dones, infos = vec.step(actions)
+        shaped = config.reward.shaping
+        for i, info in enumerate(infos):
+            if dones[i]:
+                assert info["opponents"].tolist() == ["self@0"]
+                assert rewards[i] == pytest.approx(info["outcome"] - shaped * phi[i], abs=1e-5)
+                outcomes.append(info["outcome"])
+            else:
+                after = games.games.evaluate([games.seat[i]], [i])[0]
+                expected = shaped * (config.ppo.gamma * np.clip(after, -5, 5) - phi[i])
+                assert rewards[i] == pytest.approx(expected, abs=1e-5)
+    assert len(outcomes) >= 10 and clock["env"] > 0
+    assert {-1.0, 1.0} <= set(outcomes)

@@ -12,53 +12,83 @@ actions (masked) and the value head with mean squared error, for ``pretrain.epoc
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import random
 from typing import Any
 
 import numpy as np
 import torch
 from tqdm import tqdm
 
-from splut_env.encoding import (
-    PLANE_TURN,
-    action_mask,
-    action_to_step_id,
-    observation_planes,
-)
+from splut_env.batched import BatchedGames, BatchedGreedy
+from splut_env.encoding import PLANE_TURN
 from splut_env.players import make_agent
-from splut_env.rules.engine import State
 from training.config import TrainConfig
 
 
-def teacher_game(args: tuple[str, int, int, float, int, float]) -> dict[str, np.ndarray]:
-    """One teacher self-play game as arrays (planes as uint8 with the turn fraction apart)."""
-    teacher, num_players, max_turns, explore, seed, gamma = args
-    rng = random.Random(seed)
-    agents = [make_agent(teacher, seed=seed * 10 + k) for k in range(num_players)]
-    state = State.initial(num_players)
-    player = {s: k for k, s in enumerate(state.seats)}
-    planes, turns, masks, actions, movers = [], [], [], [], []
-    while not state.is_over() and state.turn <= max_turns:
-        seat = state.to_move
-        obs = observation_planes(state, seat, max_turns)
-        mask = action_mask(state, seat)
-        action = agents[player[seat]].act(state, None)
-        planes.append(obs.astype(np.uint8))
-        turns.append(obs[PLANE_TURN, 0, 0])
-        masks.append(mask.astype(bool))
-        actions.append(action)
-        movers.append(seat)
-        step = action_to_step_id(seat, action)
-        if rng.random() < explore:
-            step = rng.choice(state.legal_ids())
-        state.apply(step)
-    winner = state.winner()
-    n = len(actions)
+def generate(config: TrainConfig, progress: bool = True) -> dict[str, np.ndarray]:
+    """The teacher's self-play games, played together on the batched engine (``greedy`` in
+    its compiled kernels, other teachers game by game); all samples concatenated, planes as
+    uint8 with the turn fraction apart."""
+    p = config.pretrain
+    n, max_turns = config.num_players, config.max_turns
+    size = min(p.games, 256)
+    games = BatchedGames(size, n, max_turns)
+    rng = np.random.default_rng(config.seed * 100_003)
+    compiled = BatchedGreedy(seed=config.seed) if p.teacher == "greedy" else None
+    own: dict[tuple[int, int], Any] = {}
+    samples: list[list[tuple]] = [[] for _ in range(size)]
+    parts: list[dict[str, np.ndarray]] = []
+    started = size
+    live = np.arange(size)
+    bar = tqdm(total=p.games, desc=f"{p.teacher} games", unit="game", disable=not progress)
+    while live.size:
+        seats = games.to_move(live)
+        planes = games.observations(live)
+        masks = games.action_masks(live)
+        if compiled is not None:
+            actions = compiled.act_games(games, live)
+        else:
+            actions = np.array(
+                [
+                    own.setdefault(
+                        (row, seat), make_agent(p.teacher, seed=int(rng.integers(2**31)))
+                    ).act(games.state(row))
+                    for row, seat in zip(live.tolist(), seats.tolist(), strict=True)
+                ]
+            )
+        turns = planes[:, PLANE_TURN, 0, 0].copy()
+        planes = planes.astype(np.uint8)
+        for k, row in enumerate(live.tolist()):
+            samples[row].append((planes[k], turns[k], masks[k], actions[k], seats[k]))
+        played = actions.copy()
+        explore = np.flatnonzero(rng.random(live.size) < p.explore)
+        if explore.size:
+            played[explore] = games.random_actions(rng, live[explore])
+        _, terminated, truncated = games.step(played, live)
+        ended = live[terminated | truncated]
+        winners = games.winner(ended) if ended.size else []
+        for row, winner in zip(ended.tolist(), list(winners), strict=True):
+            parts.append(_episode(samples[row], int(winner), config.ppo.gamma))
+            samples[row] = []
+            bar.update()
+            if started < p.games:
+                games.reset([row])
+                started += 1
+                for seat in range(4):
+                    own.pop((row, seat), None)
+        finished = games.to_move() < 0
+        live = np.flatnonzero(~finished & (games.turn() <= max_turns))
+    bar.close()
+    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+
+
+def _episode(samples: list[tuple], winner: int, gamma: float) -> dict[str, np.ndarray]:
+    """One game's samples as arrays, each valued by the game's result for its mover
+    discounted by the steps left."""
+    planes, turns, masks, actions, movers = zip(*samples, strict=True)
     results = np.array(
         [0.0 if winner < 0 else (1.0 if m == winner else -1.0) for m in movers], np.float32
     )
-    discount = gamma ** np.arange(n - 1, -1, -1, dtype=np.float32)
+    discount = gamma ** np.arange(len(actions) - 1, -1, -1, dtype=np.float32)
     return {
         "planes": np.stack(planes),
         "turns": np.array(turns, np.float32),
@@ -66,35 +96,6 @@ def teacher_game(args: tuple[str, int, int, float, int, float]) -> dict[str, np.
         "actions": np.array(actions, np.int64),
         "values": results * discount,
     }
-
-
-def generate(config: TrainConfig, workers: int, progress: bool = True) -> dict[str, np.ndarray]:
-    """Play the teacher's games on ``workers`` processes; all samples concatenated."""
-    p = config.pretrain
-    jobs = [
-        (
-            p.teacher,
-            config.num_players,
-            config.max_turns,
-            p.explore,
-            config.seed * 100_003 + g,
-            config.ppo.gamma,
-        )
-        for g in range(p.games)
-    ]
-    parts = []
-    bar = tqdm(total=len(jobs), desc=f"{p.teacher} games", unit="game", disable=not progress)
-    if workers <= 1:
-        for job in jobs:
-            parts.append(teacher_game(job))
-            bar.update()
-    else:
-        with mp.get_context("spawn").Pool(workers) as pool:
-            for part in pool.imap(teacher_game, jobs, chunksize=4):
-                parts.append(part)
-                bar.update()
-    bar.close()
-    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
 
 
 def fit(

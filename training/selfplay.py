@@ -1,12 +1,13 @@
-"""Splut! self-play: the environment a learner trains in, its opponents drawn from the pool
-(:mod:`training.pool`) and the bots, with reward shaping.
+"""Splut! self-play in one process: the games a learner trains in, its opponents drawn from
+the pool (:mod:`training.pool`) and the bots, with reward shaping computed in the kernels.
 
-The learner is one player of :class:`splut_env.envs.gym.SplutGymEnv` (drawn each episode, by
-``player_weights``, uniform when empty); every other player is, independently, the latest
+:class:`SelfPlayVecEnv` is a :class:`splut_env.envs.vector.SplutVectorEnv` whose opponents
+are drawn for every game at every reset: each other player is, independently, the latest
 snapshot (``p_latest``), an older snapshot (``p_past``, uniformly) or a bot (``p_bots``, by
-``bot_weights``). The main process keeps the :class:`training.pool.SnapshotPool` and sends
-it to the environment processes whenever it changes
-(``vec_env.env_method("set_pool", pool.payload())``).
+``bot_weights``); the learner's player index is drawn by ``player_weights`` (uniform when
+empty). Snapshots play batched: one forward pass per snapshot for every game where it is to
+move. When a game ends, ``infos["final_info"]`` holds its ``outcome`` (the learner's final
+reward, before shaping) and its ``opponents`` (snapshot labels or bot names).
 """
 
 from __future__ import annotations
@@ -14,27 +15,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import gymnasium
 import numpy as np
-import torch
 
-from splut_env.common.agents import Agent
-from splut_env.envs.gym import SplutGymEnv
+from splut_env.envs.vector import SplutVectorEnv
 from splut_env.players import make_agent
-from splut_env.players.bots import evaluate
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
 from training.config import PoolConfig
-from training.pool import Snapshot, weighted_choice
+from training.pool import Snapshot
 
 
-class SelfPlayEnv(gymnasium.Wrapper):
-    """:class:`SplutGymEnv` whose opponents are drawn from the pool at every reset.
-
-    ``info["opponents"]`` names them (snapshot labels or bot names) at every step; at the
-    end of an episode ``info["outcome"]`` is the learner's final reward."""
+class SelfPlayVecEnv(SplutVectorEnv):
+    """``num_envs`` self-play games; see the module doc. ``shaping`` adds
+    ``shaping * (gamma * phi(s') - phi(s))`` to the learner's rewards, ``phi`` being the bots'
+    static evaluation for the learner clipped to [-5, 5] (0 once its game is over)."""
 
     def __init__(
         self,
+        num_envs: int,
         num_players: int,
         max_turns: int,
         pool: PoolConfig,
@@ -43,77 +40,82 @@ class SelfPlayEnv(gymnasium.Wrapper):
         shaping: float = 0.0,
         gamma: float = 0.99,
     ) -> None:
-        super().__init__(SplutGymEnv(num_players=num_players, max_turns=max_turns))
-        torch.set_num_threads(1)
         self.pool_config = pool
         self.network = network
-        self._rng = np.random.default_rng(seed)
-        self._bots: dict[str, Agent] = {name: make_agent(name) for name in pool.bots}
+        self.shaping, self.gamma = shaping, gamma
         self._snapshots: dict[str, PolicyAgent] = {}
         self._order: list[str] = []
-        self._opponents: list[str] = []
-        self.shaping, self.gamma = shaping, gamma
-        self._phi = 0.0
+        super().__init__(num_envs, num_players, max_turns, opponents="random")
+        self._rng = np.random.default_rng(seed)
+        self._bot_slots = [self._slot(name, make_agent(name)) for name in pool.bots]
+        self._labels = np.full((self.num_envs, num_players - 1), "", dtype=object)
+        self._phi = np.zeros(self.num_envs)
 
     def set_pool(self, snapshots: Sequence[Snapshot]) -> None:
-        """Receive the current pool (weights are only rebuilt for new snapshots)."""
-        keep = {label for label, _ in snapshots}
-        self._snapshots = {k: v for k, v in self._snapshots.items() if k in keep}
+        """Take the current pool (weights are only loaded for new snapshots); games pick
+        their opponents from it at their next reset."""
         for label, state in snapshots:
             if label not in self._snapshots:
                 policy = build_policy(self.network, ortho_init=False)
                 policy.load_state_dict(state)
-                self._snapshots[label] = PolicyAgent(policy, label, deterministic=False)
+                agent = PolicyAgent(policy, label, deterministic=False, max_turns=self.max_turns)
+                agent.reset(seed=int(self._rng.integers(2**31)))
+                self._snapshots[label] = agent
         self._order = [label for label, _ in snapshots]
+        for label in set(self._snapshots) - set(self._order):
+            if self.drop_agent(self._snapshots[label]):
+                del self._snapshots[label]
 
-    def _draw(self) -> str:
-        cfg = self.pool_config
-        r = self._rng.random()
-        if self._order and r < cfg.p_latest:
-            return self._order[-1]
-        if self._order and r < cfg.p_latest + cfg.p_past:
-            past = self._order[:-1] or self._order
-            return past[int(self._rng.integers(len(past)))]
-        if not self._bots:
-            return self._order[-1]
-        if cfg.bot_weights:
-            return cfg.bots[weighted_choice(self._rng, cfg.bot_weights)]
-        names = sorted(self._bots)
-        return names[int(self._rng.integers(len(names)))]
+    def choose_opponents(self, rows: np.ndarray) -> np.ndarray:
+        cfg, rng = self.pool_config, self._rng
+        chosen = np.empty((len(rows), self.num_players - 1), dtype=np.int64)
+        for j, row in enumerate(rows.tolist()):
+            for k in range(self.num_players - 1):
+                r = rng.random()
+                if self._order and (r < cfg.p_latest or not self._bot_slots):
+                    label = self._order[-1]
+                elif self._order and r < cfg.p_latest + cfg.p_past:
+                    past = self._order[:-1] or self._order
+                    label = past[int(rng.integers(len(past)))]
+                else:
+                    weights = np.asarray(cfg.bot_weights or [1.0] * len(cfg.bots), dtype=float)
+                    pick = int(rng.choice(len(cfg.bots), p=weights / weights.sum()))
+                    self._labels[row, k] = cfg.bots[pick]
+                    chosen[j, k] = self._bot_slots[pick]
+                    continue
+                self._labels[row, k] = label
+                chosen[j, k] = self._slot(label, self._snapshots[label])
+        return chosen
+
+    def choose_players(self, rows: np.ndarray) -> np.ndarray:
+        weights = self.pool_config.player_weights
+        if not weights:
+            return super().choose_players(rows)
+        p = np.asarray(weights, dtype=float)
+        return self._rng.choice(len(p), size=len(rows), p=p / p.sum())
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        base: SplutGymEnv = self.env.unwrapped
-        self._opponents = [self._draw() for _ in range(base.num_players - 1)]
-        base.set_opponents(
-            [self._snapshots.get(label) or self._bots[label] for label in self._opponents]
-        )
-        options = dict(options or {})
-        weights = self.pool_config.player_weights
-        if weights and "learner_player" not in options and base.learner_player is None:
-            options["learner_player"] = weighted_choice(self._rng, weights)
-        obs, info = self.env.reset(seed=seed, options=options)
-        info["opponents"] = list(self._opponents)
-        self._phi = self._potential(False)
-        return obs, info
+        obs, infos = super().reset(seed=seed, options=options)
+        self._phi = self._potential(np.arange(self.num_envs))
+        return obs, infos
 
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        info["opponents"] = list(self._opponents)
-        if terminated or truncated:
-            info["outcome"] = reward
+    def step(self, actions: Any):
+        labels = self._labels.copy()
+        obs, rewards, terminated, truncated, infos = super().step(actions)
+        done = terminated | truncated
         if self.shaping:
-            phi = self._potential(terminated or truncated)
-            reward += self.shaping * (self.gamma * phi - self._phi)
+            # The potential after the step: 0 for a game that ended, whose row now holds a
+            # new game (whose own potential starts the next step's difference).
+            phi = self._potential(np.arange(self.num_envs))
+            after = np.where(done, 0.0, phi)
+            rewards = rewards + (self.shaping * (self.gamma * after - self._phi)).astype(np.float32)
             self._phi = phi
-        return obs, reward, terminated, truncated, info
+        if done.any():
+            infos["final_info"]["opponents"] = labels
+            infos["final_info"]["_opponents"] = done
+        return obs, rewards, terminated, truncated, infos
 
-    def _potential(self, over: bool) -> float:
-        if over or not self.shaping:
-            return 0.0
-        base = self.env.unwrapped
-        return max(-5.0, min(5.0, evaluate(base.game_state, base.seat)))
-
-    def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()
+    def _potential(self, rows: np.ndarray) -> np.ndarray:
+        if not self.shaping:
+            return np.zeros(len(rows))
+        return np.clip(self.games.evaluate(self.seat[rows], rows), -5.0, 5.0)

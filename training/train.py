@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import random
 import shutil
 import signal
@@ -41,7 +40,7 @@ import torch
 import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
+from stable_baselines3.common.vec_env import VecMonitor
 from tqdm import tqdm
 
 from splut_env.encoding import LAYOUT_VERSION
@@ -53,7 +52,8 @@ from training.config import to_dict as config_dict
 from training.evaluate import evaluate_agent
 from training.pool import SnapshotPool, opponent_kind
 from training.pretrain import fit, generate
-from training.selfplay import SelfPlayEnv
+from training.sb3vec import SB3VecEnv
+from training.selfplay import SelfPlayVecEnv
 
 # --- seeding -----------------------------------------------------------------------------
 
@@ -112,73 +112,22 @@ def next_multiple(steps: int, every: int) -> int:
 # --- environments ------------------------------------------------------------------------
 
 
-def make_env_fn(config: TrainConfig, rank: int):
-    def make() -> SelfPlayEnv:
-        # Environment processes leave Ctrl-C to the main one, which checkpoints and stops.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        return SelfPlayEnv(
-            config.num_players,
-            config.max_turns,
-            config.pool,
-            config.network,
-            seed=config.seed * 1000 + rank,
-            shaping=config.reward.shaping,
-            gamma=config.ppo.gamma,
-        )
-
-    return make
-
-
-class LearnerVecEnv(VecEnvWrapper):
-    """Times the environment processes (``clock["env"]``: the seconds spent sending them
-    actions and waiting for their results), and answers ``env_method("action_masks")``
-    (which ``MaskablePPO`` calls before every step) from the masks the processes already
-    sent in their step and reset infos, saving a round trip to every process per step."""
-
-    def __init__(self, venv: Any, clock: dict[str, float]) -> None:
-        super().__init__(venv)
-        self.clock = clock
-        self.masks: np.ndarray | None = None
-
-    def reset(self):
-        obs = self.venv.reset()
-        self._keep_masks(self.venv.reset_infos, [True] * self.num_envs)
-        return obs
-
-    def step_async(self, actions) -> None:
-        started = time.perf_counter()
-        self.venv.step_async(actions)
-        self.clock["env"] += time.perf_counter() - started
-
-    def step_wait(self):
-        started = time.perf_counter()
-        obs, rewards, dones, infos = self.venv.step_wait()
-        self.clock["env"] += time.perf_counter() - started
-        self._keep_masks(infos, dones)
-        return obs, rewards, dones, infos
-
-    def _keep_masks(self, infos, reset) -> None:
-        try:
-            masks = [
-                (self.venv.reset_infos[i] if reset[i] else info)["action_mask"]
-                for i, info in enumerate(infos)
-            ]
-            self.masks = np.stack(masks).astype(bool)
-        except (KeyError, IndexError, TypeError):
-            self.masks = None
-
-    def env_method(self, method_name, *args, indices=None, **kwargs):
-        if method_name == "action_masks" and self.masks is not None and indices is None:
-            return list(self.masks)
-        return self.venv.env_method(method_name, *args, indices=indices, **kwargs)
-
-
 def make_vec_env(config: TrainConfig, clock: dict[str, float]) -> VecMonitor:
-    """The environment processes (one in this process when ``n_envs`` is 1)."""
-    fns = [make_env_fn(config, rank) for rank in range(config.n_envs)]
-    vec = DummyVecEnv(fns) if config.n_envs == 1 else SubprocVecEnv(fns, start_method="spawn")
+    """The self-play games (``n_envs`` of them, stepped together in this process), as a
+    stable-baselines3 ``VecEnv``; ``clock["env"]`` adds up the seconds spent in them."""
+    games = SelfPlayVecEnv(
+        config.n_envs,
+        config.num_players,
+        config.max_turns,
+        config.pool,
+        config.network,
+        seed=config.seed,
+        shaping=config.reward.shaping,
+        gamma=config.ppo.gamma,
+    )
+    vec = SB3VecEnv(games, clock)
     vec.seed(config.seed)
-    return VecMonitor(LearnerVecEnv(vec, clock))
+    return VecMonitor(vec)
 
 
 def evaluate_policy(
@@ -456,7 +405,7 @@ def main(argv: list[str] | None = None) -> Path:
     # Warm start: imitate the teacher bot.
     if checkpoint is None and config.pretrain.games > 0:
         started = time.time()
-        data = generate(config, workers=max(1, min(config.n_envs, os.cpu_count() or 1)))
+        data = generate(config)
         state.pretrain = fit(model.policy, data, config)
         state.wall_seconds += time.time() - started
         del data

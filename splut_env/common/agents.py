@@ -24,12 +24,23 @@ class Agent(abc.ABC):
     #: The table size it was made for (a trained policy's), or ``None`` for any.
     num_players: int | None = None
 
+    #: Whether :meth:`act_batch` plays many positions at once from their observations and
+    #: masks alone (no state, no memory between calls): vector environments then ask it once
+    #: for every game where it is to move.
+    batched: bool = False
+
     def reset(self, seed: int | None = None) -> None:
         """Called before each game; reseed any randomness from ``seed``."""
 
     @abc.abstractmethod
     def act(self, state: Any, observation: Mapping[str, Any] | None = None) -> int:
         """Choose a legal action for the player to move in ``state``."""
+
+    def act_batch(self, observations: Any, action_masks: Any) -> Any:
+        """Actions for many positions at once, for ``batched`` agents: ``observations`` (a
+        batch of them, ``None`` if ``needs_observation`` is false) and their boolean
+        ``action_masks``, one row per position."""
+        raise NotImplementedError(f"{self!r} does not act on batches")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"

@@ -100,17 +100,30 @@ class RandomAgent(Agent):
     """Plays a uniformly random legal step."""
 
     needs_observation = False
+    batched = True
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
+        self._batch_rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self._rng.seed(seed)
+            self._batch_rng = np.random.default_rng(seed)
 
     def act(self, state: State, observation: Mapping[str, np.ndarray] | None = None) -> int:
         return step_id_to_action(state.to_move, self._rng.choice(state.legal_ids()))
+
+    def act_batch(self, observations: np.ndarray | None, action_masks: np.ndarray) -> np.ndarray:
+        return uniform_choice(self._batch_rng, action_masks)
+
+
+def uniform_choice(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    """One uniformly random index among the true entries of each row of ``masks``."""
+    counts = masks.sum(axis=1)
+    picks = (rng.random(len(masks)) * counts).astype(np.int64)
+    return (np.cumsum(masks, axis=1) > picks[:, None]).argmax(axis=1)
 
 
 class TurnPlanner(Agent):

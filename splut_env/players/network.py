@@ -60,6 +60,7 @@ class PolicyAgent(Agent):
     """Plays with a masked actor-critic policy (``MaskableActorCriticPolicy``)."""
 
     needs_observation = True
+    batched = True
 
     def __init__(
         self,
@@ -85,6 +86,22 @@ class PolicyAgent(Agent):
         if observation is None:
             observation = encode(state, state.to_move, self.max_turns)
         return self.act_on(observation["observation"], observation["action_mask"])
+
+    @torch.no_grad()
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Actions for a batch of planes and masks: one forward pass."""
+        obs = torch.as_tensor(observations, dtype=torch.float32)
+        dist = self.policy.get_distribution(obs, action_masks=np.asarray(action_masks, bool))
+        probs = dist.distribution.probs.numpy()
+        if self.deterministic:
+            return probs.argmax(axis=1)
+        cdf = probs.cumsum(axis=1)
+        picks = self._rng.random(len(probs)) * cdf[:, -1]
+        chosen = (cdf > picks[:, None]).argmax(axis=1)
+        # Round-off may land on an action of probability zero: take the likeliest instead.
+        stray = ~np.asarray(action_masks, bool)[np.arange(len(probs)), chosen]
+        chosen[stray] = probs[stray].argmax(axis=1)
+        return chosen
 
     @torch.no_grad()
     def act_on(self, planes: np.ndarray, mask: np.ndarray) -> int:

@@ -1,0 +1,35 @@
+"""The batched engine: many games in one array, stepped by compiled (numba) kernels.
+
+:class:`BatchedGames` is the same game as :class:`splut_env.rules.State` (checked state by
+state in the tests), with the legal-action masks and observation planes of
+:mod:`splut_env.encoding` built in the kernels; :class:`BatchedGreedy` plays ``greedy`` in
+them. :mod:`splut_env.envs.vector` puts a Gymnasium vector environment on top.
+
+Kernels are compiled on first use and cached on disk (numba's ``cache=True``: next to the
+sources, or under ``NUMBA_CACHE_DIR``), so only the first process pays the compile time.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from splut_env.batched.games import BatchedGames
+from splut_env.batched.greedy import BatchedGreedy
+
+__all__ = ["BatchedGames", "BatchedGreedy", "compile_kernels"]
+
+
+def compile_kernels() -> float:
+    """Compile every kernel, or load it from the cache; the seconds it took."""
+    started = time.perf_counter()
+    games = BatchedGames(2, 2)
+    rng = np.random.default_rng(0)
+    games.step(games.random_actions(rng))
+    games.observations()
+    games.action_masks(seats=[0, 0])
+    games.evaluate([0, 0])
+    games.perft(0, 2)
+    BatchedGreedy(0).act_games(games, np.arange(2))
+    return time.perf_counter() - started

@@ -1,0 +1,341 @@
+"""Many games in one process: :class:`SplutVectorEnv`, a Gymnasium vector environment over
+the batched engine (:mod:`splut_env.batched`).
+
+Each of the ``num_envs`` games is seen by one learner, as in
+:class:`splut_env.envs.gym.SplutGymEnv` (same observations, actions, rewards and
+``action_masks()``); the other players are played in this process after every learner step:
+a *batched* agent (a trained policy, ``random``) gets one call for every game where it is to
+move, ``greedy`` plays all its games in compiled kernels
+(:class:`splut_env.batched.greedy.BatchedGreedy`), and other agents (the search bots) are
+asked game by game, each game with its own instance.
+
+Autoreset: ``AutoresetMode.SAME_STEP``. When a game ends, ``step`` returns the first
+observation of the next game in its place; the last observation of the ended one is in
+``infos["final_obs"][i]`` (and ``infos["_final_obs"][i]`` is true), and its outcome in
+``infos["final_info"]["outcome"][i]``.
+
+    from splut_env.envs.vector import SplutVectorEnv
+    envs = SplutVectorEnv(num_envs=256, num_players=2, opponents="random")
+    obs, infos = envs.reset(seed=0)
+    obs, rewards, terminated, truncated, infos = envs.step(actions)   # one per game
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from splut_env.batched import BatchedGames
+from splut_env.batched import kernels as K
+from splut_env.batched.greedy import BatchedGreedy
+from splut_env.common.agents import Agent, check_table
+from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE
+from splut_env.envs.aec import check_settings
+from splut_env.players import make_agent
+from splut_env.rules.board import SEATS, SEATS_IN_PLAY
+from splut_env.rules.notation import IllegalStepError, quote
+
+OpponentSpec = str | Agent
+#: Bots played in compiled kernels when named as opponents.
+COMPILED: dict[str, type[BatchedGreedy]] = {"greedy": BatchedGreedy}
+
+
+class SplutVectorEnv(VectorEnv):
+    """``num_envs`` Splut! games, each from its learner's point of view.
+
+    Args:
+        num_envs: number of games.
+        num_players: 2, 3 or 4.
+        max_turns: turn cap; a game is truncated after that many turns.
+        opponents: one agent (or registered name) for every other seat, or a list of
+            ``num_players - 1`` of them, in turn order after the learner. A name is made
+            once per game for agents that are not batched (so each game's bot keeps its own
+            plan). Default ``"random"``.
+        learner_player: the learner's player index in every game, or ``None`` to draw it
+            for each game at each reset.
+        illegal_action: ``"terminate"`` (that game ends with −1) or ``"raise"``.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(
+        self,
+        num_envs: int = 16,
+        num_players: int = 2,
+        max_turns: int = 200,
+        opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
+        learner_player: int | None = None,
+        illegal_action: str = "terminate",
+    ) -> None:
+        num_players = check_settings(num_players, max_turns, None)
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(
+                f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}"
+            )
+        if learner_player is not None and learner_player not in range(num_players):
+            raise ValueError(
+                f"learner_player must be None or a player index 0..{num_players - 1}, got "
+                f"{learner_player!r:.80}"
+            )
+        self.games = BatchedGames(num_envs, num_players, max_turns)
+        self.num_envs = self.games.size
+        self.num_players = num_players
+        self.max_turns = max_turns
+        self.learner_player = learner_player
+        self.illegal_action = illegal_action
+        self.single_observation_space = spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        #: Each game's learner: its player index and its seat (0..3 for S, W, N, E).
+        self.player = np.zeros(self.num_envs, dtype=np.int64)
+        self.seat = np.zeros(self.num_envs, dtype=np.int64)
+        self._rng = np.random.default_rng()
+        # The opponents: ``_agents`` holds every agent in play (a batched agent once, a bot
+        # by name); ``_seat_agent[i, s]`` is the index of the one playing seat s of game i;
+        # bots that are not batched get one instance per game and seat in ``_own``.
+        self._agents: list[Agent | BatchedGreedy | str | None] = []
+        self._seat_agent = np.full((self.num_envs, 4), -1, dtype=np.int64)
+        self._own: dict[tuple[int, int, str], Agent] = {}
+        self._obs = np.zeros((self.num_envs, *OBS_SHAPE), dtype=np.float32)
+        self.set_opponents(
+            [opponents] * (num_players - 1) if isinstance(opponents, (str, Agent)) else opponents
+        )
+
+    # --- opponents -----------------------------------------------------------------------
+
+    def set_opponents(self, opponents: Sequence[OpponentSpec]) -> None:
+        """Replace the opponents of every game (from each game's next reset on)."""
+        n = self.num_players
+        if not isinstance(opponents, (list, tuple)) or len(opponents) != n - 1:
+            raise ValueError(
+                f"opponents: expected an agent (or its name) or a list of {n - 1} for {n} "
+                f"players, got {opponents!r:.120}"
+            )
+        agents = [make_agent(spec) for spec in opponents]
+        check_table(agents, n)
+        self._opponent_slots = [
+            self._slot(spec, agent) for spec, agent in zip(opponents, agents, strict=False)
+        ]
+
+    def _slot(self, spec: OpponentSpec, agent: Agent) -> int:
+        """The index in ``_agents`` of an opponent (added if new)."""
+        entry: Agent | BatchedGreedy | str = (
+            agent if agent.batched or not isinstance(spec, str) else spec
+        )
+        for index, known in enumerate(self._agents):
+            if known is entry or (isinstance(entry, str) and known == entry):
+                return index
+            if isinstance(known, BatchedGreedy) and spec in COMPILED:
+                return index
+        if isinstance(entry, str) and entry in COMPILED:
+            entry = COMPILED[entry](seed=int(self._rng.integers(2**31)))
+        if None in self._agents:
+            index = self._agents.index(None)
+            self._agents[index] = entry
+            return index
+        self._agents.append(entry)
+        return len(self._agents) - 1
+
+    def drop_agent(self, agent: Agent) -> bool:
+        """Forget an opponent no game plays any more; ``False`` (kept) if one still does."""
+        for index, known in enumerate(self._agents):
+            if known is agent:
+                if (self._seat_agent == index).any():
+                    return False
+                self._agents[index] = None
+        return True
+
+    def choose_opponents(self, rows: np.ndarray) -> np.ndarray:
+        """``int[len(rows), num_players - 1]``: the opponents (indices into the agents in
+        play) of each game about to start, in turn order after its learner. Subclasses
+        override this to draw them (self-play pools)."""
+        return np.tile(self._opponent_slots, (len(rows), 1))
+
+    def choose_players(self, rows: np.ndarray) -> np.ndarray:
+        """The learner's player index in each game about to start (when ``learner_player``
+        is ``None``): uniform. Subclasses may weigh them."""
+        return self._rng.integers(self.num_players, size=len(rows))
+
+    # --- episodes ------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start every game. ``options``: ``"learner_player"`` for all games this time."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            for entry in self._agents:
+                if isinstance(entry, BatchedGreedy):
+                    entry.reset(seed=int(self._rng.integers(2**31)))
+        options = options or {}
+        if not isinstance(options, dict) or set(options) - {"learner_player"}:
+            raise ValueError(f"options may only hold 'learner_player', got {options!r:.120}")
+        rows = np.arange(self.num_envs)
+        self._start(rows, options.get("learner_player", self.learner_player))
+        self._observe(rows)
+        return self._obs.copy(), self._infos()
+
+    def _start(self, rows: np.ndarray, learner_player: int | None) -> None:
+        """New games in ``rows``, played up to their learner's first step."""
+        n = self.num_players
+        if learner_player is None:
+            players = self.choose_players(rows)
+        elif learner_player in range(n):
+            players = np.full(len(rows), learner_player)
+        else:
+            raise ValueError(
+                f"learner_player must be a player index 0..{n - 1}, got {quote(learner_player)}"
+            )
+        seats = np.array(SEATS_IN_PLAY[n])
+        self.games.reset(rows)
+        self.player[rows] = players
+        self.seat[rows] = seats[players]
+        chosen = self.choose_opponents(rows)
+        self._seat_agent[rows] = -1
+        for k in range(1, n):
+            self._seat_agent[rows, seats[(players + k) % n]] = chosen[:, k - 1]
+        seeds = self._rng.integers(2**31, size=(len(rows), 4))
+        for j, row in enumerate(rows.tolist()):
+            for seat in range(4):
+                entry = (
+                    self._agents[self._seat_agent[row, seat]]
+                    if self._seat_agent[row, seat] >= 0
+                    else None
+                )
+                if isinstance(entry, str):
+                    self._own_agent(row, seat, entry).reset(seed=int(seeds[j, seat]))
+        self._play_opponents(rows, np.zeros(self.num_envs, dtype=np.float32))
+
+    def _own_agent(self, row: int, seat: int, name: str) -> Agent:
+        agent = self._own.get((row, seat, name))
+        if agent is None:
+            agent = self._own[(row, seat, name)] = make_agent(name)
+        return agent
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be {self.num_envs} whole numbers (one per game), got "
+                f"{quote(actions)}"
+            )
+        acts = acts.astype(np.int64)
+        rows = np.arange(self.num_envs)
+        legal = (acts >= 0) & (acts < NUM_ACTIONS)
+        legal[legal] = self.games.masks[rows[legal], acts[legal]]
+        if not legal.all() and self.illegal_action == "raise":
+            i = int(np.argmin(legal))
+            raise IllegalStepError(
+                f"illegal action {acts[i]} for the learner of game {i} (seat "
+                f"{SEATS[self.seat[i]]}) in position {self.games.spn(i)!r}: expected an "
+                "action with a 1 in its action mask"
+            )
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        moved = rows[legal]
+        if moved.size:
+            seat_rewards, _, _ = self.games.step(acts[legal], moved)
+            rewards[moved] = seat_rewards[np.arange(moved.size), self.seat[moved]]
+            self._play_opponents(moved, rewards)
+        g = self.games.games
+        learner_out = g[rows, K.POS + 3 * self.seat] < 0
+        terminated = (g[:, K.TO_MOVE] < 0) | learner_out | ~legal
+        truncated = ~terminated & (g[:, K.TURN] > self.max_turns)
+        rewards[~legal] = -1.0
+        self._observe(rows)
+        infos = self._infos()
+        done = np.flatnonzero(terminated | truncated)
+        if done.size:
+            final = np.full(self.num_envs, None, dtype=object)
+            final[done] = list(self._obs[done].copy())
+            has_final = np.zeros(self.num_envs, dtype=bool)
+            has_final[done] = True
+            outcome = np.where(has_final, rewards, 0.0)
+            infos["final_obs"], infos["_final_obs"] = final, has_final
+            infos["final_info"] = {
+                "outcome": outcome,
+                "_outcome": has_final,
+                "illegal_action": ~legal,
+                "_illegal_action": has_final,
+            }
+            infos["_final_info"] = has_final
+            self._start(done, self.learner_player)
+            self._observe(done)
+            infos["player"][done] = self.player[done]
+            infos["seat"][done] = self.seat[done]
+        return self._obs.copy(), rewards, terminated, truncated, infos
+
+    # --- opponents' steps ----------------------------------------------------------------
+
+    def _play_opponents(self, rows: np.ndarray, rewards: np.ndarray) -> None:
+        """Let the opponents play in ``rows`` until each game's learner is to move or is out,
+        or the game is over or past its turn cap; add the learner's rewards to ``rewards``."""
+        g = self.games.games
+        pending = rows
+        while pending.size:
+            to_move = g[pending, K.TO_MOVE]
+            seat = self.seat[pending]
+            waiting = (
+                (to_move >= 0)
+                & (to_move != seat)
+                & (g[pending, K.POS + 3 * seat] >= 0)
+                & (g[pending, K.TURN] <= self.max_turns)
+            )
+            pending, to_move = pending[waiting], to_move[waiting]
+            if not pending.size:
+                return
+            agent_of = self._seat_agent[pending, to_move]
+            actions = np.empty(pending.size, dtype=np.int64)
+            for index in np.unique(agent_of):
+                chosen = agent_of == index
+                actions[chosen] = self._act(int(index), pending[chosen], to_move[chosen])
+            seat_rewards, _, _ = self.games.step(actions, pending)
+            rewards[pending] += seat_rewards[np.arange(pending.size), self.seat[pending]]
+
+    def _act(self, index: int, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        entry = self._agents[index]
+        if isinstance(entry, BatchedGreedy):
+            return entry.act_games(self.games, rows)
+        masks = self.games.masks[rows]
+        if isinstance(entry, Agent) and entry.batched:
+            planes = self.games.observations(rows) if entry.needs_observation else None
+            return np.asarray(entry.act_batch(planes, masks), dtype=np.int64)
+        actions = np.empty(rows.size, dtype=np.int64)
+        for k, (row, seat) in enumerate(zip(rows.tolist(), seats.tolist(), strict=True)):
+            agent = self._own_agent(row, seat, entry) if isinstance(entry, str) else entry
+            obs = None
+            if agent.needs_observation:
+                planes = self.games.observations([row])[0]
+                obs = {"observation": planes, "action_mask": masks[k].astype(np.int8)}
+            actions[k] = agent.act(self.games.state(row), obs)
+        return actions
+
+    # --- views ---------------------------------------------------------------------------
+
+    def _observe(self, rows: np.ndarray) -> None:
+        self._obs[rows] = self.games.observations(rows, self.seat[rows])
+
+    def _infos(self) -> dict[str, Any]:
+        every = np.ones(self.num_envs, dtype=bool)
+        return {
+            "player": self.player.copy(),
+            "_player": every,
+            "seat": self.seat.copy(),
+            "_seat": every,
+        }
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[num_envs, 196]``: each learner's legal actions (the ``MaskablePPO``
+        contract)."""
+        return self.games.masks.copy()
+
+    def spn(self, index: int) -> str:
+        """The position of game ``index`` in SPN."""
+        return self.games.spn(index)
