@@ -85,12 +85,9 @@ def batched_playouts(players: int, batch: int, seconds: float, planes: bool) -> 
     out = np.empty((batch, 22, 9, 9), dtype=np.float32)
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        _, terminated, truncated = games.step(games.random_actions(rng))
+        games.step(games.random_actions(rng), autoreset=True)
         if planes:
             games.observations(out=out)
-        ended = np.flatnonzero(terminated | truncated)
-        if ended.size:
-            games.reset(ended)
         steps += batch
     return steps / (time.perf_counter() - start)
 

@@ -90,20 +90,27 @@ def random_starts(rng: np.random.Generator, players: int, size: int) -> list[Sta
     return states
 
 
-def check_state(games: BatchedGames, i: int, state: State) -> None:
-    spn = format_spn(state)
-    assert games.spn(i) == spn
-    seats = list(state.seats)
-    mover = max(state.to_move, 0)
-    other = seats[(seats.index(mover) + 1) % len(seats)]
-    for seat in (mover, other):
-        assert np.array_equal(
-            games.action_masks([i], [seat])[0], action_mask(state, seat).astype(bool)
-        ), (spn, seat)
-        planes = games.observations([i], [seat])[0]
-        assert planes.tobytes() == observation_planes(state, seat, MAX_TURNS).tobytes(), spn
-    values = games.evaluate(seats, [i] * len(seats))
-    assert values.tolist() == [evaluate(state, s) for s in seats], spn
+def check_states(games: BatchedGames, rows: list[int], states: list[State]) -> None:
+    """The batched engine's view of ``rows`` equals the scalar engine's ``states``: SPN,
+    masks and planes of the player to move and of the next seat, every seat's evaluation."""
+    movers = [max(st.to_move, 0) for st in states]
+    others = [
+        st.seats[(st.seats.index(m) + 1) % len(st.seats)]
+        for st, m in zip(states, movers, strict=True)
+    ]
+    for seats in (movers, others):
+        masks = games.action_masks(rows, seats)
+        planes = games.observations(rows, seats)
+        for k, state in enumerate(states):
+            expected = action_mask(state, seats[k]).astype(bool)
+            assert np.array_equal(masks[k], expected), (format_spn(state), seats[k])
+            scalar = observation_planes(state, seats[k], MAX_TURNS)
+            assert planes[k].tobytes() == scalar.tobytes(), format_spn(state)
+    every = [(row, s) for row, st in zip(rows, states, strict=True) for s in st.seats]
+    values = games.evaluate([s for _, s in every], [row for row, _ in every]).tolist()
+    assert values == [evaluate(st, s) for st in states for s in st.seats]
+    for row, state in zip(rows, states, strict=True):
+        assert games.spn(row) == format_spn(state)
 
 
 def test_the_batched_engine_plays_the_scalar_engines_game():
@@ -123,9 +130,8 @@ def test_the_batched_engine_plays_the_scalar_engines_game():
         while checked < players * 34_000 and steps < 400:
             steps += 1
             live = [i for i, st in enumerate(states) if not st.is_over() and st.turn <= MAX_TURNS]
-            for i in live:
-                check_state(games, i, states[i])
-                checked += 1
+            check_states(games, live, [states[i] for i in live])
+            checked += len(live)
             actions = games.random_actions(rng, live)
             rewards, terminated, truncated = games.step(actions, live)
             for k, i in enumerate(live):
@@ -205,6 +211,20 @@ def test_golden_playthroughs_through_the_batched_engine(name):
         planes = games.observations([0])[0]
         check = hashlib.sha256(planes.tobytes() + mask.astype(np.int8).tobytes())
         assert check.hexdigest()[:16] == digest, step
+
+
+def test_autoreset_restarts_ended_games_with_as_many_players():
+    games = BatchedGames(64, 3, max_turns=5)
+    rng = np.random.default_rng(0)
+    restarted = 0
+    for _ in range(40):
+        _, terminated, truncated = games.step(games.random_actions(rng), autoreset=True)
+        ended = np.flatnonzero(terminated | truncated)
+        restarted += ended.size
+        for i in ended:
+            assert games.spn(int(i)) == format_spn(State.initial(3))
+        assert (games.to_move() >= 0).all()
+    assert restarted >= 64
 
 
 def test_bad_input_is_refused_naming_it():

@@ -9,7 +9,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from splut_env.batched import BatchedGames
-from splut_env.batched.greedy import BatchedGreedy
+from splut_env.batched.bots import BatchedBot
 from splut_env.common.agents import Agent
 from splut_env.encoding import action_mask, observation_planes
 from splut_env.envs.gym import SplutGymEnv
@@ -111,7 +111,7 @@ def test_learners_seat_is_drawn_per_game_and_seeded():
 
 def test_compiled_greedy_plays_the_greedy_opponent():
     envs = SplutVectorEnv(6, 2, opponents="greedy", learner_player=0)
-    assert any(isinstance(entry, BatchedGreedy) for entry in envs._agents)
+    assert any(isinstance(entry, BatchedBot) for entry in envs._agents)
     envs.reset(seed=0)
     rng = np.random.default_rng(1)
     losses = 0
@@ -121,8 +121,8 @@ def test_compiled_greedy_plays_the_greedy_opponent():
     assert losses >= 10  # a random learner loses to greedy
 
 
-def test_search_bots_play_game_by_game_with_their_own_instance():
-    envs = SplutVectorEnv(3, 2, opponents="search:easy", learner_player=0)
+def test_other_agents_play_game_by_game_with_their_own_instance():
+    envs = SplutVectorEnv(3, 2, opponents="checkpoints/splut_2p.zip:shield", learner_player=0)
     envs.reset(seed=0)
     rng = np.random.default_rng(2)
     for _ in range(5):

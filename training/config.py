@@ -107,8 +107,9 @@ class TrainConfig:
     seed: int = 0
     total_steps: int = 200_000
     """Learner steps (actions taken by the learning agent) to train for."""
-    n_envs: int = 2
-    """Environments, each in its own process (1: in the main process)."""
+    n_envs: int = 64
+    """Games played at once (:class:`training.selfplay.SelfPlayVecEnv`, in this process);
+    each PPO rollout holds ``ppo.n_steps × n_envs`` learner steps."""
     checkpoint_every: int = 25_000
     torch_threads: int = 1
     ppo: PPOConfig = field(default_factory=PPOConfig)

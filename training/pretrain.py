@@ -18,22 +18,23 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from splut_env.batched import BatchedGames, BatchedGreedy
+from splut_env.batched import BatchedBot, BatchedGames
+from splut_env.batched.bots import LEVELS
 from splut_env.encoding import PLANE_TURN
 from splut_env.players import make_agent
 from training.config import TrainConfig
 
 
 def generate(config: TrainConfig, progress: bool = True) -> dict[str, np.ndarray]:
-    """The teacher's self-play games, played together on the batched engine (``greedy`` in
-    its compiled kernels, other teachers game by game); all samples concatenated, planes as
-    uint8 with the turn fraction apart."""
+    """The teacher's self-play games, played together on the batched engine (``greedy`` and
+    the search bots in compiled kernels, other teachers game by game); all samples
+    concatenated, planes as uint8 with the turn fraction apart."""
     p = config.pretrain
     n, max_turns = config.num_players, config.max_turns
     size = min(p.games, 256)
     games = BatchedGames(size, n, max_turns)
     rng = np.random.default_rng(config.seed * 100_003)
-    compiled = BatchedGreedy(seed=config.seed) if p.teacher == "greedy" else None
+    compiled = BatchedBot(p.teacher, seed=config.seed) if p.teacher in LEVELS else None
     own: dict[tuple[int, int], Any] = {}
     samples: list[list[tuple]] = [[] for _ in range(size)]
     parts: list[dict[str, np.ndarray]] = []

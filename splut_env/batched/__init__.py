@@ -2,8 +2,8 @@
 
 :class:`BatchedGames` is the same game as :class:`splut_env.rules.State` (checked state by
 state in the tests), with the legal-action masks and observation planes of
-:mod:`splut_env.encoding` built in the kernels; :class:`BatchedGreedy` plays ``greedy`` in
-them. :mod:`splut_env.envs.vector` puts a Gymnasium vector environment on top.
+:mod:`splut_env.encoding` built in the kernels; :class:`BatchedBot` plays ``greedy`` and the
+search bots in them. :mod:`splut_env.envs.vector` puts a Gymnasium vector environment on top.
 
 Kernels are compiled on first use and cached on disk (numba's ``cache=True``: next to the
 sources, or under ``NUMBA_CACHE_DIR``), so only the first process pays the compile time.
@@ -16,9 +16,9 @@ import time
 import numpy as np
 
 from splut_env.batched.games import BatchedGames
-from splut_env.batched.greedy import BatchedGreedy
+from splut_env.batched.bots import BatchedBot
 
-__all__ = ["BatchedGames", "BatchedGreedy", "compile_kernels"]
+__all__ = ["BatchedBot", "BatchedGames", "compile_kernels"]
 
 
 def compile_kernels() -> float:
@@ -31,5 +31,5 @@ def compile_kernels() -> float:
     games.action_masks(seats=[0, 0])
     games.evaluate([0, 0])
     games.perft(0, 2)
-    BatchedGreedy(0).act_games(games, np.arange(2))
+    BatchedBot("search:hard", seed=0).act_games(games, np.arange(2))
     return time.perf_counter() - started

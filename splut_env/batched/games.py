@@ -178,12 +178,17 @@ class BatchedGames:
     # --- stepping ------------------------------------------------------------------------
 
     def step(
-        self, actions: Sequence[int] | np.ndarray, indices: Sequence[int] | None = None
+        self,
+        actions: Sequence[int] | np.ndarray,
+        indices: Sequence[int] | None = None,
+        autoreset: bool = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Play one action per game (in the frame of its player to move).
 
         Returns ``(rewards, terminated, truncated)``: ``float32[n, 4]`` per seat (+1 the
-        winner, -1 a seat whose wizard this step killed), and two ``bool[n]``. Raises
+        winner, -1 a seat whose wizard this step killed), and two ``bool[n]``. With
+        ``autoreset``, the games that ended (or reached the turn cap) start again at once
+        with as many players, after their rewards are counted. Raises
         :class:`IllegalStepError` naming the first game with an illegal action, before any
         game is changed.
         """
@@ -210,6 +215,11 @@ class BatchedGames:
                 f"({'over' if seat < 0 else 'seat ' + SEATS[seat] + ' to move'}) in position "
                 f"{self.spn(int(rows[bad]))!r}: expected an action with a 1 in its action mask"
             )
+        if autoreset:
+            ended = rows[terminated | truncated]
+            if ended.size:
+                players = self.games[ended, K.NUM_SEATS]
+                K.reset_games(self.games, self.masks, self.legal, self.counts, ended, players)
         return rewards, terminated, truncated
 
     def random_actions(

@@ -5,9 +5,9 @@ Each of the ``num_envs`` games is seen by one learner, as in
 :class:`splut_env.envs.gym.SplutGymEnv` (same observations, actions, rewards and
 ``action_masks()``); the other players are played in this process after every learner step:
 a *batched* agent (a trained policy, ``random``) gets one call for every game where it is to
-move, ``greedy`` plays all its games in compiled kernels
-(:class:`splut_env.batched.greedy.BatchedGreedy`), and other agents (the search bots) are
-asked game by game, each game with its own instance.
+move, ``greedy`` and the search bots play all their games in compiled kernels
+(:class:`splut_env.batched.bots.BatchedBot`), and other agents are asked game by game, each
+game with its own instance.
 
 Autoreset: ``AutoresetMode.SAME_STEP``. When a game ends, ``step`` returns the first
 observation of the next game in its place; the last observation of the ended one is in
@@ -32,7 +32,7 @@ from gymnasium.vector.utils import batch_space
 
 from splut_env.batched import BatchedGames
 from splut_env.batched import kernels as K
-from splut_env.batched.greedy import BatchedGreedy
+from splut_env.batched.bots import BatchedBot
 from splut_env.common.agents import Agent, check_table
 from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE
 from splut_env.envs.aec import check_settings
@@ -41,8 +41,6 @@ from splut_env.rules.board import SEATS, SEATS_IN_PLAY
 from splut_env.rules.notation import IllegalStepError, quote
 
 OpponentSpec = str | Agent
-#: Bots played in compiled kernels when named as opponents.
-COMPILED: dict[str, type[BatchedGreedy]] = {"greedy": BatchedGreedy}
 
 
 class SplutVectorEnv(VectorEnv):
@@ -99,7 +97,7 @@ class SplutVectorEnv(VectorEnv):
         # The opponents: ``_agents`` holds every agent in play (a batched agent once, a bot
         # by name); ``_seat_agent[i, s]`` is the index of the one playing seat s of game i;
         # bots that are not batched get one instance per game and seat in ``_own``.
-        self._agents: list[Agent | BatchedGreedy | str | None] = []
+        self._agents: list[Agent | BatchedBot | str | None] = []
         self._seat_agent = np.full((self.num_envs, 4), -1, dtype=np.int64)
         self._own: dict[tuple[int, int, str], Agent] = {}
         self._obs = np.zeros((self.num_envs, *OBS_SHAPE), dtype=np.float32)
@@ -125,16 +123,16 @@ class SplutVectorEnv(VectorEnv):
 
     def _slot(self, spec: OpponentSpec, agent: Agent) -> int:
         """The index in ``_agents`` of an opponent (added if new)."""
-        entry: Agent | BatchedGreedy | str = (
+        entry: Agent | BatchedBot | str = (
             agent if agent.batched or not isinstance(spec, str) else spec
         )
         for index, known in enumerate(self._agents):
             if known is entry or (isinstance(entry, str) and known == entry):
                 return index
-            if isinstance(known, BatchedGreedy) and spec in COMPILED:
+            if isinstance(known, BatchedBot) and known.name == spec:
                 return index
-        if isinstance(entry, str) and entry in COMPILED:
-            entry = COMPILED[entry](seed=int(self._rng.integers(2**31)))
+        if isinstance(entry, str) and entry in LEVELS:
+            entry = BatchedBot(entry, seed=int(self._rng.integers(2**31)))
         if None in self._agents:
             index = self._agents.index(None)
             self._agents[index] = entry
@@ -171,7 +169,7 @@ class SplutVectorEnv(VectorEnv):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             for entry in self._agents:
-                if isinstance(entry, BatchedGreedy):
+                if isinstance(entry, BatchedBot):
                     entry.reset(seed=int(self._rng.integers(2**31)))
         options = options or {}
         if not isinstance(options, dict) or set(options) - {"learner_player"}:
@@ -301,7 +299,7 @@ class SplutVectorEnv(VectorEnv):
 
     def _act(self, index: int, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
         entry = self._agents[index]
-        if isinstance(entry, BatchedGreedy):
+        if isinstance(entry, BatchedBot):
             return entry.act_games(self.games, rows)
         masks = self.games.masks[rows]
         if isinstance(entry, Agent) and entry.batched:
