@@ -32,7 +32,7 @@ from gymnasium.vector.utils import batch_space
 
 from splut_env.batched import BatchedGames
 from splut_env.batched import kernels as K
-from splut_env.batched.bots import BatchedBot
+from splut_env.batched.bots import LEVELS, BatchedBot
 from splut_env.common.agents import Agent, check_table
 from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE
 from splut_env.envs.aec import check_settings
