@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from splut_env.batched.games import BatchedGames
 from splut_env.batched.bots import BatchedBot
+from splut_env.batched.games import BatchedGames
 
 __all__ = ["BatchedBot", "BatchedGames", "compile_kernels"]
 
