@@ -91,15 +91,18 @@ def random_starts(rng: np.random.Generator, players: int, size: int) -> list[Sta
     return states
 
 
-def check_states(games: BatchedGames, rows: list[int], states: list[State]) -> None:
+def check_states(
+    games: BatchedGames, rows: list[int], states: list[State], every_seat: bool
+) -> None:
     """The batched engine's view of ``rows`` equals the scalar engine's ``states``: SPN,
-    masks and planes of the player to move and of the next seat, every seat's evaluation."""
+    masks and planes of the player to move; with ``every_seat`` also those of the next seat
+    and every seat's evaluation."""
     movers = [max(st.to_move, 0) for st in states]
     others = [
         st.seats[(st.seats.index(m) + 1) % len(st.seats)]
         for st, m in zip(states, movers, strict=True)
     ]
-    for seats in (movers, others):
+    for seats in (movers, others) if every_seat else (movers,):
         masks = games.action_masks(rows, seats)
         planes = games.observations(rows, seats)
         for k, state in enumerate(states):
@@ -107,18 +110,20 @@ def check_states(games: BatchedGames, rows: list[int], states: list[State]) -> N
             assert np.array_equal(masks[k], expected), (format_spn(state), seats[k])
             scalar = observation_planes(state, seats[k], MAX_TURNS)
             assert planes[k].tobytes() == scalar.tobytes(), format_spn(state)
-    every = [(row, s) for row, st in zip(rows, states, strict=True) for s in st.seats]
-    values = games.evaluate([s for _, s in every], [row for row, _ in every]).tolist()
-    assert values == [evaluate(st, s) for st in states for s in st.seats]
+    if every_seat:
+        every = [(row, s) for row, st in zip(rows, states, strict=True) for s in st.seats]
+        values = games.evaluate([s for _, s in every], [row for row, _ in every]).tolist()
+        assert values == [evaluate(st, s) for st in states for s in st.seats]
     for row, state in zip(rows, states, strict=True):
         assert games.spn(row) == format_spn(state)
 
 
 def test_the_batched_engine_plays_the_scalar_engines_game():
     """Over 100,000 states of 2-, 3- and 4-player games (random games from the start and
-    from scattered positions with boxed-in seats and eliminations): the same masks (of the
-    player to move and of another seat), observation planes bit for bit, evaluations, next
-    SPN, per-seat rewards, game ends and winner."""
+    from scattered positions with boxed-in seats and eliminations): the same masks and
+    observation planes (bit for bit) of the player to move, next SPN, per-seat rewards,
+    game ends and winner; at every fifth step also another seat's masks and planes and
+    every seat's evaluation (the shaping potential)."""
     rng = np.random.default_rng(2026)
     checked = forfeits = eliminations = truncations = 0
     for players in (2, 3, 4):
@@ -131,7 +136,7 @@ def test_the_batched_engine_plays_the_scalar_engines_game():
         while checked < players * 34_000 and steps < 400:
             steps += 1
             live = [i for i, st in enumerate(states) if not st.is_over() and st.turn <= MAX_TURNS]
-            check_states(games, live, [states[i] for i in live])
+            check_states(games, live, [states[i] for i in live], every_seat=steps % 5 == 1)
             checked += len(live)
             actions = games.random_actions(rng, live)
             rewards, terminated, truncated = games.step(actions, live)
@@ -291,5 +296,6 @@ def test_compiled_bots_choose_turns_as_good_as_the_scalar_bots(name, positions, 
         if games.to_move()[0] < 0:
             games.reset()
         state = games.state(0)
-        same += scalar_turn_value(scalar, state) == compiled_turn_value(bot, state)
+        # Equal up to rounding: sums of the same features in another order.
+        same += abs(scalar_turn_value(scalar, state) - compiled_turn_value(bot, state)) < 1e-9
     assert same >= agreeing, same

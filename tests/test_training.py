@@ -415,7 +415,10 @@ def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
     split = last["time_split"]  # seconds, summed over both runs
     assert set(split) == {"env", "inference", "learn", "evaluate"}
     assert all(v > 0 for v in split.values()) and split["env"] > state["time_split"]["env"]
-    assert "- self-play time: environment processes" in (run_dir / "MODEL_CARD.md").read_text()
+    assert (
+        "- self-play time: games (rules, opponents, shaping)"
+        in (run_dir / "MODEL_CARD.md").read_text()
+    )
     pool = json.loads((run_dir / "checkpoints" / "step_0000000512" / "pool.json").read_text())
     assert pool["labels"][0] == "self@0" and "self@384" in pool["labels"]
     agent = load_agent(str(run_dir / "player.zip"))

@@ -99,6 +99,19 @@ def _episode(samples: list[tuple], winner: int, gamma: float) -> dict[str, np.nd
     }
 
 
+def _forward(
+    policy: Any, obs: torch.Tensor, actions: torch.Tensor, masks: np.ndarray
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Values, log-probabilities of ``actions`` and the most likely actions, from one
+    forward pass (``MaskableActorCriticPolicy.evaluate_actions`` keeping its distribution)."""
+    features = policy.extract_features(obs)
+    latent_pi, latent_vf = policy.mlp_extractor(features)
+    distribution = policy._get_action_dist_from_latent(latent_pi)
+    distribution.apply_masking(masks)
+    best = distribution.distribution.probs.argmax(1)
+    return policy.value_net(latent_vf), distribution.log_prob(actions), best
+
+
 def fit(
     policy: Any, data: dict[str, np.ndarray], config: TrainConfig, progress: bool = True
 ) -> dict:
@@ -125,7 +138,7 @@ def fit(
             obs[:, PLANE_TURN] = torch.as_tensor(data["turns"][idx])[:, None, None]
             actions = torch.as_tensor(data["actions"][idx])
             masks = data["masks"][idx]
-            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            values, log_prob, best = _forward(policy, obs, actions, masks)
             policy_loss = -log_prob.mean()
             value_loss = torch.nn.functional.mse_loss(
                 values.flatten(), torch.as_tensor(data["values"][idx])
@@ -135,12 +148,10 @@ def fit(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), config.ppo.max_grad_norm)
             optimizer.step()
-            with torch.no_grad():
-                best = policy.get_distribution(obs, action_masks=masks).distribution.probs.argmax(1)
             k = len(idx)
             totals["policy_loss"] += policy_loss.item() * k
             totals["value_loss"] += value_loss.item() * k
-            totals["accuracy"] += (best == actions).float().sum().item()
+            totals["accuracy"] += (best == actions).float().sum().item()  # before the update
         metrics = {key: value / n for key, value in totals.items()}
         print(
             f"imitation epoch {epoch + 1}/{p.epochs}: policy loss {metrics['policy_loss']:.3f}, "

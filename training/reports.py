@@ -68,7 +68,7 @@ def plot_learning_curve(path: Path, evals: list[dict], config: TrainConfig) -> N
 
 #: The parts of a run's time split (``time_split`` in the run state), as the card names them.
 TIME_PARTS = {
-    "env": "environment processes (rules, opponents, shaping)",
+    "env": "games (rules, opponents, shaping)",
     "inference": "learner's policy inference and rollout bookkeeping",
     "learn": "PPO updates",
     "evaluate": "periodic evaluations and checkpoints",
@@ -98,7 +98,9 @@ def model_card(
         f"- checkpoint: `{path}` (load with `splut_env.load_agent(path)`)",
         f"- players: {config.num_players}; max turns: {config.max_turns}; seed: {config.seed}",
         f"- learner steps: {steps:,}; wall time: {wall / 60:.1f} min",
-        f"- self-play time{since}: {time_split_line(time_split)}",
+        f"- self-play time{since}: {time_split_line(time_split)}; "
+        f"{(steps - time_split_from) / max(sum(time_split.values()), 1e-9):,.0f} learner "
+        "steps/s",
         f"- network: residual CNN, {config.network.blocks} blocks × {config.network.channels} "
         f"channels, {config.network.features_dim} features; MaskablePPO",
         "- warm start: "
