@@ -205,3 +205,29 @@ def test_batched_games_and_vector_env_share_one_engine():
     assert isinstance(envs.games, BatchedGames)
     envs.reset(seed=0)
     assert envs.spn(0) == envs.games.spn(0)
+
+
+def test_a_policy_acts_on_a_batch_as_it_acts_alone():
+    """Deterministic: the same action as ``act`` for each position; sampling: legal actions
+    only, drawn as often as the policy's probabilities say."""
+    import torch
+
+    from splut_env.players.checkpoint import load_agent
+
+    agent = load_agent("checkpoints/splut_2p.zip")
+    games = BatchedGames(32, 2)
+    rng = np.random.default_rng(4)
+    for _ in range(9):
+        games.step(games.random_actions(rng), autoreset=True)
+    planes, masks = games.observations(), games.action_masks()
+    batch = agent.act_batch(planes, masks)
+    assert batch.tolist() == [agent.act(games.state(i)) for i in range(32)]
+    agent.deterministic = False
+    agent.reset(seed=0)
+    draws = agent.act_batch(np.repeat(planes[:1], 4000, 0), np.repeat(masks[:1], 4000, 0))
+    assert masks[0][draws].all()
+    with torch.no_grad():
+        dist = agent.policy.get_distribution(torch.as_tensor(planes[:1]), action_masks=masks[:1])
+    probs = dist.distribution.probs[0].numpy()
+    seen = np.bincount(draws, minlength=196) / 4000
+    assert np.abs(seen - probs).max() < 0.03

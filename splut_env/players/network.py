@@ -89,19 +89,19 @@ class PolicyAgent(Agent):
 
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """Actions for a batch of planes and masks: one forward pass."""
+        """Actions for a batch of planes and masks, from one forward pass of the policy
+        head: the likeliest legal action, or (not ``deterministic``) one drawn from the
+        masked softmax by the Gumbel-max trick."""
+        policy = self.policy
         obs = torch.as_tensor(observations, dtype=torch.float32)
-        dist = self.policy.get_distribution(obs, action_masks=np.asarray(action_masks, bool))
-        probs = dist.distribution.probs.numpy()
-        if self.deterministic:
-            return probs.argmax(axis=1)
-        cdf = probs.cumsum(axis=1)
-        picks = self._rng.random(len(probs)) * cdf[:, -1]
-        chosen = (cdf > picks[:, None]).argmax(axis=1)
-        # Round-off may land on an action of probability zero: take the likeliest instead.
-        stray = ~np.asarray(action_masks, bool)[np.arange(len(probs)), chosen]
-        chosen[stray] = probs[stray].argmax(axis=1)
-        return chosen
+        latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
+        logits = policy.action_net(latent).numpy()
+        masks = np.asarray(action_masks, dtype=bool)
+        logits[~masks] = -np.inf
+        if not self.deterministic:
+            uniform = np.clip(self._rng.random(logits.shape), 1e-12, 1 - 1e-12)
+            logits -= np.log(-np.log(uniform))
+        return logits.argmax(axis=1)
 
     @torch.no_grad()
     def act_on(self, planes: np.ndarray, mask: np.ndarray) -> int:
