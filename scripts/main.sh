@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up (scripts/setup.sh) and run the main job: a short self-play training run on the
-# default settings (about 12 minutes on 2 cores). It ends by printing its evaluation table
+# default settings (about 10 minutes on 2 cores). It ends by printing its evaluation table
 # and the path of its checkpoint (under runs/). Extra arguments go to training.train, e.g.
 # total_steps=20000.
 set -euo pipefail
