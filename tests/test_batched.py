@@ -5,13 +5,12 @@ playthroughs come out the same through it."""
 from __future__ import annotations
 
 import hashlib
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 from test_golden import GAMES, read
 from test_golden import MAX_TURNS as GOLDEN_MAX_TURNS
+from test_perft import PERFT
 
 from splut_env import make_agent
 from splut_env.batched import BatchedBot, BatchedGames
@@ -22,7 +21,6 @@ from splut_env.rules.board import NEIGHBOUR, NUM_SQUARES, SEATS, SEATS_IN_PLAY, 
 from splut_env.rules.engine import State
 from splut_env.rules.notation import IllegalStepError, InvalidNotationError, format_spn, step_text
 
-ROOT = Path(__file__).resolve().parents[1]
 MAX_TURNS = 60
 TIPS = [s for s in range(NUM_SQUARES) if sum(nb[s] >= 0 for nb in NEIGHBOUR) == 1]
 
@@ -178,13 +176,9 @@ def test_the_batched_engine_plays_the_scalar_engines_game():
 
 
 def test_perft_counts_through_the_batched_engine():
-    text = (ROOT.parent / "shared" / "PERFT.md").read_text()
-    rows = [line for line in text.splitlines() if line.startswith("| ") and "`" in line]
-    assert len(rows) == 12
+    """PERFT.md's counts (kept in ``test_perft.py``), depths 1 to 4."""
     games = BatchedGames(1)
-    for line in rows:
-        spn = re.search("`(.*)`", line).group(1)
-        expected = [int(x) for x in line.split("|")[3:7]]
+    for spn, expected in PERFT:
         games.set_spn(0, spn)
         assert [games.perft(0, d) for d in range(1, 5)] == expected, spn
 

@@ -518,7 +518,8 @@ def test_self_play_games_draw_snapshots_shape_rewards_and_report_outcomes():
     from training.train import make_vec_env
 
     config = load_config(
-        ROOT / "configs" / "smoke.yaml", ["n_envs=8", "pool.p_latest=1.0", "reward.shaping=0.2"]
+        ROOT / "configs" / "smoke.yaml",
+        ["n_envs=8", "pool.p_latest=1.0", "pool.p_past=0", "pool.p_bots=0", "reward.shaping=0.2"],
     )
     clock = {"env": 0.0}
     vec = make_vec_env(config, clock)

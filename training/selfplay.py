@@ -58,11 +58,11 @@ class SelfPlayVecEnv(SplutVectorEnv):
             if label not in self._snapshots:
                 policy = build_policy(self.network, ortho_init=False)
                 policy.load_state_dict(state)
-                agent = PolicyAgent(policy, label, deterministic=False, max_turns=self.max_turns)
-                agent.reset(seed=int(self._rng.integers(2**31)))
-                self._snapshots[label] = agent
+                self._snapshots[label] = PolicyAgent(
+                    policy, label, deterministic=False, max_turns=self.max_turns
+                )
         self._order = [label for label, _ in snapshots]
-        for label in set(self._snapshots) - set(self._order):
+        for label in sorted(set(self._snapshots) - set(self._order)):
             if self.drop_agent(self._snapshots[label]):
                 del self._snapshots[label]
 

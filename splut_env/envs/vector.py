@@ -132,7 +132,9 @@ class SplutVectorEnv(VectorEnv):
             if isinstance(known, BatchedBot) and known.name == spec:
                 return index
         if isinstance(entry, str) and entry in LEVELS:
-            entry = BatchedBot(entry, seed=int(self._rng.integers(2**31)))
+            entry = BatchedBot(entry)
+        if not isinstance(entry, str):
+            entry.reset(seed=int(self._rng.integers(2**31)))
         if None in self._agents:
             index = self._agents.index(None)
             self._agents[index] = entry
@@ -169,7 +171,7 @@ class SplutVectorEnv(VectorEnv):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             for entry in self._agents:
-                if isinstance(entry, BatchedBot):
+                if entry is not None and not isinstance(entry, str):
                     entry.reset(seed=int(self._rng.integers(2**31)))
         options = options or {}
         if not isinstance(options, dict) or set(options) - {"learner_player"}:
