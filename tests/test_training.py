@@ -524,6 +524,7 @@ def test_self_play_games_draw_snapshots_shape_rewards_and_report_outcomes():
     clock = {"env": 0.0}
     vec = make_vec_env(config, clock)
     pool = SnapshotPool(3)
+    torch.manual_seed(0)  # the snapshot's weights, whatever ran before in this process
     pool.add(build_policy(config.network), 0)
     vec.env_method("set_pool", pool.payload())
     games = vec.venv.env

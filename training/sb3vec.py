@@ -72,7 +72,7 @@ class SB3VecEnv(VecEnv):
 
     def get_attr(self, attr_name: str, indices: int | Sequence[int] | None = None) -> list[Any]:
         value = getattr(self.env, attr_name)
-        return [value for _ in self._indices(indices)]
+        return [value for _ in self._get_indices(indices)]
 
     def set_attr(
         self, attr_name: str, value: Any, indices: int | Sequence[int] | None = None
@@ -90,8 +90,8 @@ class SB3VecEnv(VecEnv):
         vector env, its result repeated for each index asked."""
         result = getattr(self.env, method_name)(*method_args, **method_kwargs)
         if method_name == "action_masks":
-            return [result[i] for i in self._indices(indices)]
-        return [result for _ in self._indices(indices)]
+            return [result[i] for i in self._get_indices(indices)]
+        return [result for _ in self._get_indices(indices)]
 
     def env_is_wrapped(self, wrapper_class: type, indices: int | Sequence[int] | None = None):
-        return [False for _ in self._indices(indices)]
+        return [False for _ in self._get_indices(indices)]

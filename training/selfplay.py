@@ -21,7 +21,7 @@ from splut_env.envs.vector import SplutVectorEnv
 from splut_env.players import make_agent
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
 from training.config import PoolConfig
-from training.pool import Snapshot
+from training.pool import Snapshot, weighted_choice
 
 
 class SelfPlayVecEnv(SplutVectorEnv):
@@ -78,8 +78,7 @@ class SelfPlayVecEnv(SplutVectorEnv):
                     past = self._order[:-1] or self._order
                     label = past[int(rng.integers(len(past)))]
                 else:
-                    weights = np.asarray(cfg.bot_weights or [1.0] * len(cfg.bots), dtype=float)
-                    pick = int(rng.choice(len(cfg.bots), p=weights / weights.sum()))
+                    pick = weighted_choice(rng, cfg.bot_weights or [1.0] * len(cfg.bots))
                     self._labels[row, k] = cfg.bots[pick]
                     chosen[j, k] = self._bot_slots[pick]
                     continue

@@ -13,7 +13,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from splut_env.encoding import FRAME_CELL, NUM_ACTIONS, NUM_PLANES
+from splut_env.encoding import (
+    FRAME_CELL,
+    NUM_ACTIONS,
+    PLANE_BOARD,
+    PLANE_LEV,
+    PLANE_LEV_AVAILABLE,
+    PLANE_LOCKED,
+    PLANE_MOVED,
+    PLANE_ONE_STEP,
+    PLANE_ROCKS,
+    PLANE_TURN,
+)
 from splut_env.players.bots import DIST, WIN
 from splut_env.rules.board import (
     CELL_KIND,
@@ -66,10 +77,6 @@ _ROT_ID = np.array(ROTATE_ID, dtype=np.int64)
 _UNROT_ID = np.array(UNROTATE_ID, dtype=np.int64)
 _FRAME = np.array(FRAME_CELL, dtype=np.int64)
 _DIST = np.array(DIST, dtype=np.int64)
-
-PLANE_ROCKS, PLANE_LOCKED, PLANE_MOVED, PLANE_LEV, PLANE_LEV_AVAILABLE = 12, 13, 14, 15, 16
-PLANE_ONE_STEP, PLANE_TURN, PLANE_BOARD = 17, 20, 21
-_ = (NUM_SQUARES, NUM_PLANES)  # the layout above assumes 41 squares and 22 planes
 
 
 # --- one game ------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ from splut_env.rules.notation import IllegalStepError, format_spn, step_text
 OpponentSpec = str | Agent
 
 
-def _player_index(value: object, num_players: int, name: str = "learner_player") -> int:
+def player_index(value: object, num_players: int, name: str = "learner_player") -> int:
     """``value`` as a player index ``0..num_players - 1``; raises ``ValueError``."""
     index = whole_number(value)
     if index not in range(num_players):
@@ -70,6 +70,31 @@ def _learner_player(settings: dict[str, Any], default: int | None) -> tuple[obje
             raise ValueError("give learner_player or learner_seat (its old name), not both")
         return settings["learner_seat"], "learner_seat"
     return settings.get("learner_player", default), "learner_player"
+
+
+def opponent_specs(
+    opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int
+) -> list[OpponentSpec]:
+    """One opponent spec (an agent or its name) per other player: ``opponents`` itself if
+    it is a list of ``num_players - 1``, or one spec for all; raises ``ValueError``."""
+    n = num_players
+    if isinstance(opponents, (str, Agent)):
+        return [opponents] * (n - 1)
+    if not isinstance(opponents, (list, tuple)) or len(opponents) != n - 1:
+        raise ValueError(
+            f"opponents: expected an agent (or its name) or a list of {n - 1} for {n} "
+            f"players, got {opponents!r:.120}"
+        )
+    return list(opponents)
+
+
+def opponent_agents(
+    opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int
+) -> list[Agent]:
+    """The agents of :func:`opponent_specs`, checked to be made for this table size."""
+    agents = [make_agent(spec) for spec in opponent_specs(opponents, num_players)]
+    check_table(agents, num_players)
+    return agents
 
 
 class SplutGymEnv(gymnasium.Env):
@@ -104,16 +129,13 @@ class SplutGymEnv(gymnasium.Env):
         settings = {key: value for key, value in given.items() if value is not None}
         learner_player, name = _learner_player(settings, None)
         if learner_player is not None:
-            learner_player = _player_index(learner_player, num_players, name)
+            learner_player = player_index(learner_player, num_players, name)
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(
                 f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}"
             )
         self.num_players = num_players
-        specs = (
-            [opponents] * (num_players - 1) if isinstance(opponents, (str, Agent)) else opponents
-        )
-        self.set_opponents(specs)
+        self.set_opponents(opponents)
         self.max_turns = max_turns
         #: The learner's player index, or ``None`` to draw one every episode.
         self.learner_player = learner_player
@@ -128,17 +150,9 @@ class SplutGymEnv(gymnasium.Env):
         self._seat_opponent: dict[int, Agent] = {}
         self._renderer = Renderer(render_mode, self.metadata["render_fps"])
 
-    def set_opponents(self, opponents: Sequence[OpponentSpec]) -> None:
+    def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec]) -> None:
         """Replace the opponents (takes effect at the next reset)."""
-        n = self.num_players
-        if not isinstance(opponents, (list, tuple)) or len(opponents) != n - 1:
-            raise ValueError(
-                f"opponents: expected an agent (or its name) or a list of {n - 1} for {n} "
-                f"players, got {opponents!r}"
-            )
-        agents = [make_agent(s) for s in opponents]
-        check_table(agents, n)
-        self.opponents = agents
+        self.opponents = opponent_agents(opponents, self.num_players)
 
     # --- episode ------------------------------------------------------------------------
 
@@ -153,7 +167,7 @@ class SplutGymEnv(gymnasium.Env):
         index, name = _learner_player(options, self.learner_player)
         if index is None:
             index = int(self.np_random.integers(self.num_players))
-        index = _player_index(index, self.num_players, name)
+        index = player_index(index, self.num_players, name)
         seats = SEATS_IN_PLAY[self.num_players]
         self.player, self.seat = index, seats[index]
         others = seats[index + 1 :] + seats[:index]

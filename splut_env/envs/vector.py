@@ -33,14 +33,13 @@ from gymnasium.vector.utils import batch_space
 from splut_env.batched import BatchedGames
 from splut_env.batched import kernels as K
 from splut_env.batched.bots import LEVELS, BatchedBot
-from splut_env.common.agents import Agent, check_table
-from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE
+from splut_env.common.agents import Agent
+from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE, checked_step_id
 from splut_env.envs.aec import check_settings
+from splut_env.envs.gym import OpponentSpec, opponent_agents, opponent_specs, player_index
 from splut_env.players import make_agent
-from splut_env.rules.board import SEATS, SEATS_IN_PLAY
-from splut_env.rules.notation import IllegalStepError, quote
-
-OpponentSpec = str | Agent
+from splut_env.rules.board import SEATS_IN_PLAY
+from splut_env.rules.notation import quote
 
 
 class SplutVectorEnv(VectorEnv):
@@ -75,11 +74,8 @@ class SplutVectorEnv(VectorEnv):
             raise ValueError(
                 f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}"
             )
-        if learner_player is not None and learner_player not in range(num_players):
-            raise ValueError(
-                f"learner_player must be None or a player index 0..{num_players - 1}, got "
-                f"{learner_player!r:.80}"
-            )
+        if learner_player is not None:
+            learner_player = player_index(learner_player, num_players)
         self.games = BatchedGames(num_envs, num_players, max_turns)
         self.num_envs = self.games.size
         self.num_players = num_players
@@ -101,24 +97,16 @@ class SplutVectorEnv(VectorEnv):
         self._seat_agent = np.full((self.num_envs, 4), -1, dtype=np.int64)
         self._own: dict[tuple[int, int, str], Agent] = {}
         self._obs = np.zeros((self.num_envs, *OBS_SHAPE), dtype=np.float32)
-        self.set_opponents(
-            [opponents] * (num_players - 1) if isinstance(opponents, (str, Agent)) else opponents
-        )
+        self.set_opponents(opponents)
 
     # --- opponents -----------------------------------------------------------------------
 
-    def set_opponents(self, opponents: Sequence[OpponentSpec]) -> None:
+    def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec]) -> None:
         """Replace the opponents of every game (from each game's next reset on)."""
-        n = self.num_players
-        if not isinstance(opponents, (list, tuple)) or len(opponents) != n - 1:
-            raise ValueError(
-                f"opponents: expected an agent (or its name) or a list of {n - 1} for {n} "
-                f"players, got {opponents!r:.120}"
-            )
-        agents = [make_agent(spec) for spec in opponents]
-        check_table(agents, n)
+        specs = opponent_specs(opponents, self.num_players)
+        agents = opponent_agents(specs, self.num_players)
         self._opponent_slots = [
-            self._slot(spec, agent) for spec, agent in zip(opponents, agents, strict=False)
+            self._slot(spec, agent) for spec, agent in zip(specs, agents, strict=True)
         ]
 
     def _slot(self, spec: OpponentSpec, agent: Agent) -> int:
@@ -186,12 +174,8 @@ class SplutVectorEnv(VectorEnv):
         n = self.num_players
         if learner_player is None:
             players = self.choose_players(rows)
-        elif learner_player in range(n):
-            players = np.full(len(rows), learner_player)
         else:
-            raise ValueError(
-                f"learner_player must be a player index 0..{n - 1}, got {quote(learner_player)}"
-            )
+            players = np.full(len(rows), player_index(learner_player, n))
         seats = np.array(SEATS_IN_PLAY[n])
         self.games.reset(rows)
         self.player[rows] = players
@@ -233,11 +217,8 @@ class SplutVectorEnv(VectorEnv):
         legal[legal] = self.games.masks[rows[legal], acts[legal]]
         if not legal.all() and self.illegal_action == "raise":
             i = int(np.argmin(legal))
-            raise IllegalStepError(
-                f"illegal action {acts[i]} for the learner of game {i} (seat "
-                f"{SEATS[self.seat[i]]}) in position {self.games.spn(i)!r}: expected an "
-                "action with a 1 in its action mask"
-            )
+            seat = int(self.seat[i])
+            checked_step_id(self.games.state(i), seat, int(acts[i]), f"the learner of game {i}")
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         moved = rows[legal]
         if moved.size:
