@@ -231,3 +231,48 @@ def test_a_policy_acts_on_a_batch_as_it_acts_alone():
     probs = dist.distribution.probs[0].numpy()
     seen = np.bincount(draws, minlength=196) / 4000
     assert np.abs(seen - probs).max() < 0.03
+
+
+def test_policies_asked_together_play_as_each_alone():
+    """``PolicyAgent.act_batches`` runs policies of one shape as one stacked network: the
+    same logits and actions as each policy's own ``act_batch``, weights changed in place
+    are seen, and policies of other shapes are asked one by one."""
+    import torch
+
+    from splut_env.players.network import NetworkShape, PolicyAgent, PolicyStack, build_policy
+
+    shape = NetworkShape(channels=8, blocks=1, features_dim=32)
+    torch.manual_seed(0)
+    policies = [build_policy(shape) for _ in range(3)]
+    agents = [PolicyAgent(policy, f"p{k}") for k, policy in enumerate(policies)]
+    games = BatchedGames(40, 2)
+    rng = np.random.default_rng(1)
+    for _ in range(7):
+        games.step(games.random_actions(rng), autoreset=True)
+    planes, masks = games.observations(), games.action_masks()
+    parts = [slice(0, 5), slice(5, 25), slice(25, 40)]
+    batches = [planes[part] for part in parts]
+
+    def alone(agent, obs):
+        with torch.no_grad():
+            features = agent.policy.extract_features(torch.as_tensor(obs))
+            return agent.policy.action_net(features).numpy()
+
+    stack = PolicyStack.of(policies)
+    assert stack is not None and PolicyStack.of(policies) is stack
+    for agent, obs, logits in zip(agents, batches, stack.logits(batches), strict=True):
+        assert np.allclose(logits, alone(agent, obs), atol=1e-5)
+    together = PolicyAgent.act_batches(agents, batches, [masks[part] for part in parts])
+    for agent, part, acts in zip(agents, parts, together, strict=True):
+        assert acts.tolist() == agent.act_batch(planes[part], masks[part]).tolist()
+        assert masks[part][np.arange(len(acts)), acts].all()
+
+    policies[1].load_state_dict(build_policy(shape).state_dict())
+    changed = PolicyStack.of(policies)
+    assert changed is not stack
+    assert np.allclose(changed.logits(batches)[1], alone(agents[1], batches[1]), atol=1e-5)
+
+    other = PolicyAgent(build_policy(NetworkShape(channels=4, blocks=1, features_dim=16)), "q")
+    assert PolicyStack.of([policies[0], other.policy]) is None
+    mixed = PolicyAgent.act_batches([agents[0], other], batches[:2], [masks[0:5], masks[5:25]])
+    assert mixed[1].tolist() == other.act_batch(batches[1], masks[5:25]).tolist()

@@ -42,6 +42,18 @@ class Agent(abc.ABC):
         ``action_masks``, one row per position."""
         raise NotImplementedError(f"{self!r} does not act on batches")
 
+    @classmethod
+    def act_batches(
+        cls, agents: Sequence[Agent], observations: Sequence[Any], action_masks: Sequence[Any]
+    ) -> list[Any]:
+        """:meth:`act_batch` for several batched agents of this class, agent ``k`` on
+        ``observations[k]`` and ``action_masks[k]``: one call each, unless a subclass fuses
+        them (one forward pass for several networks)."""
+        return [
+            agent.act_batch(obs, masks)
+            for agent, obs, masks in zip(agents, observations, action_masks, strict=True)
+        ]
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 

@@ -274,9 +274,25 @@ class SplutVectorEnv(VectorEnv):
                 return
             agent_of = self._seat_agent[pending, to_move]
             actions = np.empty(pending.size, dtype=np.int64)
-            for index in np.unique(agent_of):
+            # Batched agents of one class are asked together (policies: one forward pass).
+            together: dict[type, list[tuple[Agent, np.ndarray]]] = {}
+            for index in np.unique(agent_of).tolist():
                 chosen = agent_of == index
-                actions[chosen] = self._act(int(index), pending[chosen], to_move[chosen])
+                entry = self._agents[index]
+                if isinstance(entry, Agent) and entry.batched:
+                    together.setdefault(type(entry), []).append((entry, chosen))
+                else:
+                    actions[chosen] = self._act(index, pending[chosen], to_move[chosen])
+            for kind, group in together.items():
+                agents = [agent for agent, _ in group]
+                planes = [
+                    self.games.observations(pending[chosen]) if agent.needs_observation else None
+                    for agent, chosen in group
+                ]
+                masks = [self.games.masks[pending[chosen]] for _, chosen in group]
+                answers = kind.act_batches(agents, planes, masks)
+                for (_, chosen), acts in zip(group, answers, strict=True):
+                    actions[chosen] = np.asarray(acts, dtype=np.int64)
             seat_rewards, _, _ = self.games.step(actions, pending)
             rewards[pending] += seat_rewards[np.arange(pending.size), self.seat[pending]]
 
@@ -285,9 +301,6 @@ class SplutVectorEnv(VectorEnv):
         if isinstance(entry, BatchedBot):
             return entry.act_games(self.games, rows)
         masks = self.games.masks[rows]
-        if isinstance(entry, Agent) and entry.batched:
-            planes = self.games.observations(rows) if entry.needs_observation else None
-            return np.asarray(entry.act_batch(planes, masks), dtype=np.int64)
         actions = np.empty(rows.size, dtype=np.int64)
         for k, (row, seat) in enumerate(zip(rows.tolist(), seats.tolist(), strict=True)):
             agent = self._own_agent(row, seat, entry) if isinstance(entry, str) else entry
