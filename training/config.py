@@ -122,65 +122,25 @@ class TrainConfig:
 
     def check(self) -> None:
         """Range checks across fields; raises :class:`ConfigError`."""
-        positive = [
-            ("total_steps", self.total_steps),
-            ("n_envs", self.n_envs),
-            ("checkpoint_every", self.checkpoint_every),
-            ("torch_threads", self.torch_threads),
-            ("max_turns", self.max_turns),
-            ("ppo.n_steps", self.ppo.n_steps),
-            ("ppo.batch_size", self.ppo.batch_size),
-            ("ppo.n_epochs", self.ppo.n_epochs),
-            ("network.channels", self.network.channels),
-            ("network.blocks", self.network.blocks),
-            ("network.features_dim", self.network.features_dim),
-            ("pool.snapshot_every", self.pool.snapshot_every),
-            ("pool.max_snapshots", self.pool.max_snapshots),
-            ("eval.every", self.eval.every),
-            ("eval.games", self.eval.games),
-            ("eval.final_games", self.eval.final_games),
-            ("pretrain.epochs", self.pretrain.epochs),
-            ("pretrain.batch_size", self.pretrain.batch_size),
-        ]
-        positive += [("network.value_hidden", size) for size in self.network.value_hidden]
-        for name, value in positive:
-            if value < 1:
-                raise ConfigError(f"{name} must be at least 1, got {value}")
-        if len(self.network.value_hidden) > 4:
-            raise ConfigError(
-                f"network.value_hidden must list at most 4 layer sizes, got "
-                f"{list(self.network.value_hidden)}"
-            )
-        if self.num_players not in (2, 3, 4):
-            raise ConfigError(f"num_players must be 2, 3 or 4, got {self.num_players}")
-        if not NAME_RE.fullmatch(self.name):
-            raise ConfigError(
-                f"name must be 1-100 letters, digits, '.', '_' or '-', not starting with '.' "
-                f"(it names the run folder), got {self.name!r}"
-            )
-        if not 0 <= self.seed < 2**32:
-            raise ConfigError(f"seed must be from 0 to 2**32 - 1, got {self.seed}")
-        if self.max_turns > MAX_TURN:
-            raise ConfigError(f"max_turns must be at most {MAX_TURN}, got {self.max_turns}")
-        for name, value in [
-            ("ppo.learning_rate", self.ppo.learning_rate),
-            ("ppo.clip_range", self.ppo.clip_range),
-            ("ppo.max_grad_norm", self.ppo.max_grad_norm),
-        ]:
-            if value <= 0:
-                raise ConfigError(f"{name} must be positive, got {value}")
-        for name, value in [("ppo.ent_coef", self.ppo.ent_coef), ("ppo.vf_coef", self.ppo.vf_coef)]:
-            if value < 0:
-                raise ConfigError(f"{name} must be at least 0, got {value}")
-        for name, value in [
-            ("ppo.gamma", self.ppo.gamma),
-            ("ppo.gae_lambda", self.ppo.gae_lambda),
-            ("pool.p_latest", self.pool.p_latest),
-            ("pool.p_past", self.pool.p_past),
-            ("pool.p_bots", self.pool.p_bots),
-        ]:
-            if not 0 <= value <= 1:
-                raise ConfigError(f"{name} must be between 0 and 1, got {value}")
+        check_run(self)
+        check_ppo(self.ppo)
+        check_network(self.network)
+        check_positive(
+            [
+                ("total_steps", self.total_steps),
+                ("n_envs", self.n_envs),
+                ("checkpoint_every", self.checkpoint_every),
+                ("pool.snapshot_every", self.pool.snapshot_every),
+                ("pool.max_snapshots", self.pool.max_snapshots),
+                ("eval.every", self.eval.every),
+                ("eval.games", self.eval.games),
+                ("eval.final_games", self.eval.final_games),
+                ("pretrain.epochs", self.pretrain.epochs),
+                ("pretrain.batch_size", self.pretrain.batch_size),
+            ]
+        )
+        check_draws("pool", self.pool.p_latest, self.pool.p_past, self.pool.p_bots)
+        check_bots("pool", self.pool.bots, self.pool.bot_weights, self.pool.p_bots)
         if self.pretrain.games < 0:
             raise ConfigError(f"pretrain.games must be at least 0, got {self.pretrain.games}")
         if not 0 <= self.pretrain.explore <= 1:
@@ -193,39 +153,189 @@ class TrainConfig:
             )
         if self.reward.shaping < 0:
             raise ConfigError(f"reward.shaping must be at least 0, got {self.reward.shaping}")
-        total = self.pool.p_latest + self.pool.p_past + self.pool.p_bots
-        if abs(total - 1) > 1e-6:
-            raise ConfigError(f"pool.p_latest + pool.p_past + pool.p_bots must be 1, got {total:g}")
-        if self.pool.p_bots > 0 and not self.pool.bots:
-            raise ConfigError("pool.bots must name at least one bot when pool.p_bots > 0")
-        for name, weights, size, what in [
-            ("pool.bot_weights", self.pool.bot_weights, len(self.pool.bots), "pool.bots"),
-            ("pool.player_weights", self.pool.player_weights, self.num_players, "num_players"),
-        ]:
-            if not weights:
-                continue
-            if len(weights) != size:
-                raise ConfigError(
-                    f"{name} must have one weight per entry of {what} ({size}), got {weights}"
-                )
-            if min(weights) < 0 or sum(weights) <= 0:
-                raise ConfigError(f"{name} must be non-negative with a positive sum, got {weights}")
-        teacher = [self.pretrain.teacher]
-        for name, bots in [
-            ("pool.bots", self.pool.bots),
-            ("eval.bots", self.eval.bots),
-            ("pretrain.teacher", teacher),
-        ]:
-            for bot in bots:
-                if bot not in agent_names():
-                    raise ConfigError(
-                        f"{name}: unknown bot {bot!r}, expected one of {agent_names()}"
-                    )
+        check_weights(
+            "pool.player_weights", self.pool.player_weights, self.num_players, "num_players"
+        )
+        check_names("eval.bots", self.eval.bots)
+        check_names("pretrain.teacher", [self.pretrain.teacher])
         if (self.ppo.n_steps * self.n_envs) % self.ppo.batch_size:
             raise ConfigError(
                 f"ppo.batch_size ({self.ppo.batch_size}) must divide ppo.n_steps × n_envs "
                 f"({self.ppo.n_steps * self.n_envs})"
             )
+
+
+@dataclass
+class LeagueConfig:
+    """The opponents of ``training.rllib`` (its module doc)."""
+
+    win_rate: float = 0.6
+    """Add a snapshot of ``main`` when the learner won at least this share of the last
+    iteration's games (and at least ``min_games`` of them were played)."""
+    min_games: int = 20
+    max_snapshots: int = 5
+    """The oldest snapshot is dropped beyond this many."""
+    p_latest: float = 0.5
+    """Chance that an opponent seat is ``main`` itself (before the first snapshot, ``p_past``
+    is added to it)."""
+    p_past: float = 0.2
+    """Chance that it is one of the snapshots (uniformly)."""
+    p_bots: float = 0.3
+    """Chance that it is a bot, played inside the environment."""
+    bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    bot_weights: list[float] = field(default_factory=list)
+
+
+@dataclass
+class RLlibConfig:
+    """The config of ``training.rllib`` (``configs/rllib_2p.yaml``)."""
+
+    name: str = "rllib"
+    num_players: int = 2
+    max_turns: int = 200
+    seed: int = 0
+    iterations: int = 20
+    """Training iterations (one sample of ``ppo.n_steps`` per env runner, one update)."""
+    num_env_runners: int = 2
+    torch_threads: int = 1
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    """As for ``training.train``; ``n_steps`` is the env steps each env runner samples per
+    iteration, ``batch_size`` the minibatch."""
+    network: NetworkShape = field(default_factory=NetworkShape)
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+    eval_games: int = 100
+    """Games against each of ``eval_bots`` after training (0: none)."""
+    eval_bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
+
+    def check(self) -> None:
+        """Range checks across fields; raises :class:`ConfigError`."""
+        check_run(self)
+        check_ppo(self.ppo)
+        check_network(self.network)
+        check_positive(
+            [
+                ("iterations", self.iterations),
+                ("num_env_runners", self.num_env_runners),
+                ("league.max_snapshots", self.league.max_snapshots),
+                ("league.min_games", self.league.min_games),
+            ]
+        )
+        if not 0 <= self.league.win_rate <= 1:
+            raise ConfigError(
+                f"league.win_rate must be between 0 and 1, got {self.league.win_rate}"
+            )
+        league = self.league
+        check_draws("league", league.p_latest, league.p_past, league.p_bots)
+        check_bots("league", league.bots, league.bot_weights, league.p_bots)
+        check_bots("eval", self.eval_bots, [], 0.0)
+        if self.eval_games < 0:
+            raise ConfigError(f"eval_games must be at least 0, got {self.eval_games}")
+
+
+# --- checks shared by the trainers' configs (training.train, training.rllib) ----------------
+
+
+def check_positive(fields: list[tuple[str, int]]) -> None:
+    """Each ``(name, value)`` must be at least 1."""
+    for name, value in fields:
+        if value < 1:
+            raise ConfigError(f"{name} must be at least 1, got {value}")
+
+
+def check_run(config: Any) -> None:
+    """``name``, ``seed``, ``num_players``, ``max_turns`` and ``torch_threads``."""
+    check_positive([("torch_threads", config.torch_threads), ("max_turns", config.max_turns)])
+    if config.num_players not in (2, 3, 4):
+        raise ConfigError(f"num_players must be 2, 3 or 4, got {config.num_players}")
+    if not NAME_RE.fullmatch(config.name):
+        raise ConfigError(
+            f"name must be 1-100 letters, digits, '.', '_' or '-', not starting with '.' "
+            f"(it names the run folder), got {config.name!r}"
+        )
+    if not 0 <= config.seed < 2**32:
+        raise ConfigError(f"seed must be from 0 to 2**32 - 1, got {config.seed}")
+    if config.max_turns > MAX_TURN:
+        raise ConfigError(f"max_turns must be at most {MAX_TURN}, got {config.max_turns}")
+
+
+def check_ppo(ppo: PPOConfig) -> None:
+    """The PPO section's ranges."""
+    check_positive(
+        [
+            ("ppo.n_steps", ppo.n_steps),
+            ("ppo.batch_size", ppo.batch_size),
+            ("ppo.n_epochs", ppo.n_epochs),
+        ]
+    )
+    for name, value in [
+        ("ppo.learning_rate", ppo.learning_rate),
+        ("ppo.clip_range", ppo.clip_range),
+        ("ppo.max_grad_norm", ppo.max_grad_norm),
+    ]:
+        if value <= 0:
+            raise ConfigError(f"{name} must be positive, got {value}")
+    for name, value in [("ppo.ent_coef", ppo.ent_coef), ("ppo.vf_coef", ppo.vf_coef)]:
+        if value < 0:
+            raise ConfigError(f"{name} must be at least 0, got {value}")
+    for name, value in [("ppo.gamma", ppo.gamma), ("ppo.gae_lambda", ppo.gae_lambda)]:
+        if not 0 <= value <= 1:
+            raise ConfigError(f"{name} must be between 0 and 1, got {value}")
+
+
+def check_network(network: NetworkShape) -> None:
+    """The network section's sizes."""
+    check_positive(
+        [
+            ("network.channels", network.channels),
+            ("network.blocks", network.blocks),
+            ("network.features_dim", network.features_dim),
+        ]
+        + [("network.value_hidden", size) for size in network.value_hidden]
+    )
+    if len(network.value_hidden) > 4:
+        raise ConfigError(
+            f"network.value_hidden must list at most 4 layer sizes, got "
+            f"{list(network.value_hidden)}"
+        )
+
+
+def check_draws(section: str, p_latest: float, p_past: float, p_bots: float) -> None:
+    """The chances of an opponent seat being the latest snapshot, an older one or a bot."""
+    for name, value in [("p_latest", p_latest), ("p_past", p_past), ("p_bots", p_bots)]:
+        if not 0 <= value <= 1:
+            raise ConfigError(f"{section}.{name} must be between 0 and 1, got {value}")
+    total = p_latest + p_past + p_bots
+    if abs(total - 1) > 1e-6:
+        raise ConfigError(
+            f"{section}.p_latest + {section}.p_past + {section}.p_bots must be 1, got {total:g}"
+        )
+
+
+def check_bots(section: str, bots: list[str], weights: list[float], p_bots: float) -> None:
+    """A pool's bot names and their weights."""
+    if p_bots > 0 and not bots:
+        raise ConfigError(f"{section}.bots must name at least one bot when {section}.p_bots > 0")
+    check_names(f"{section}.bots", bots)
+    check_weights(f"{section}.bot_weights", weights, len(bots), f"{section}.bots")
+
+
+def check_weights(name: str, weights: list[float], size: int, what: str) -> None:
+    """Relative chances: empty, or ``size`` of them, non-negative with a positive sum."""
+    if not weights:
+        return
+    if len(weights) != size:
+        raise ConfigError(
+            f"{name} must have one weight per entry of {what} ({size}), got {weights}"
+        )
+    if min(weights) < 0 or sum(weights) <= 0:
+        raise ConfigError(f"{name} must be non-negative with a positive sum, got {weights}")
+
+
+def check_names(name: str, bots: list[str]) -> None:
+    """Registered agent names."""
+    for bot in bots:
+        if bot not in agent_names():
+            raise ConfigError(f"{name}: unknown bot {bot!r}, expected one of {agent_names()}")
 
 
 def _build(cls: type, data: Any, prefix: str) -> Any:
@@ -290,9 +400,10 @@ def _renamed(data: Any) -> Any:
     return data
 
 
-def parse_config(data: dict[str, Any]) -> TrainConfig:
-    """A checked :class:`TrainConfig` from a mapping (as read from YAML)."""
-    config = _build(TrainConfig, _renamed(data or {}), "")
+def parse_config(data: dict[str, Any], kind: type = TrainConfig) -> Any:
+    """A checked config of class ``kind`` (:class:`TrainConfig` by default; it has a
+    ``check()``) from a mapping (as read from YAML)."""
+    config = _build(kind, _renamed(data or {}), "")
     config.check()
     return config
 
@@ -318,8 +429,10 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
     return data
 
 
-def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
-    """Read a YAML config file, apply overrides, check everything."""
+def load_config(
+    path: str | Path, overrides: list[str] | None = None, kind: type = TrainConfig
+) -> Any:
+    """Read a YAML config file into a ``kind`` config, apply overrides, check everything."""
     path = Path(path)
     try:
         data = yaml.safe_load(read_text(path, "config", MAX_CONFIG_BYTES))
@@ -330,7 +443,7 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
     data = {} if data is None else data
     if not isinstance(data, dict):
         raise ConfigError(f"config {str(path)!r} must hold a mapping of fields, got {data!r:.80}")
-    return parse_config(apply_overrides(data, overrides or []))
+    return parse_config(apply_overrides(data, overrides or []), kind)
 
 
 def to_dict(config: TrainConfig) -> dict[str, Any]:

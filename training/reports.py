@@ -81,6 +81,23 @@ def time_split_line(split: dict[str, float]) -> str:
     return ", ".join(f"{TIME_PARTS[k]} {100 * v / total:.0f}%" for k, v in split.items())
 
 
+def results_table(results: dict[str, tuple[int, int, int]]) -> list[str]:
+    """Markdown lines: each opponent's games, wins, draws, losses, win rate and 95 % Wilson
+    interval, from ``{opponent: (wins, draws, games)}``."""
+    lines = [
+        "| opponent | games | wins | draws | losses | win rate | 95 % CI |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for bot, (wins, draws, games) in results.items():
+        lo, hi = wilson(wins, games)
+        losses = games - wins - draws
+        lines.append(
+            f"| {bot} | {games} | {wins} | {draws} | {losses} | {100 * wins / games:.1f}% | "
+            f"{100 * lo:.1f}–{100 * hi:.1f}% |"
+        )
+    return lines
+
+
 def model_card(
     config: TrainConfig,
     steps: int,
@@ -114,16 +131,8 @@ def model_card(
         f"Evaluation: deterministic policy, {config.eval.final_games} games per bot, seats "
         f"alternated, chance {100 / config.num_players:.0f}%; 95 % Wilson intervals.",
         "",
-        "| opponent | games | wins | draws | losses | win rate | 95 % CI |",
-        "|---|---|---|---|---|---|---|",
+        *results_table(results),
     ]
-    for bot, (wins, draws, games) in results.items():
-        lo, hi = wilson(wins, games)
-        losses = games - wins - draws
-        lines.append(
-            f"| {bot} | {games} | {wins} | {draws} | {losses} | {100 * wins / games:.1f}% | "
-            f"{100 * lo:.1f}–{100 * hi:.1f}% |"
-        )
     config_yaml = yaml.safe_dump(config_dict(config), sort_keys=False).rstrip()
     lines += ["", "Configuration:", "", "```yaml", config_yaml, "```", ""]
     return "\n".join(lines)

@@ -1,0 +1,511 @@
+"""Self-play PPO on a Ray cluster with RLlib (new API stack; the ``[ray]`` extra):
+
+    python -m training.rllib --config configs/rllib_2p.yaml [--address auto] [--num-env-runners N]
+
+What is distributed: the env runners, one Ray actor each on any node of the cluster, play
+Splut! games (:class:`SplutMultiAgentEnv`, the rules engine and the in-game bots) and run
+the policies to choose the players' steps. What is not: one learner, in this process, updates
+the network from their samples and sends the new weights back at every iteration.
+
+The players: the learner's seat is the agent ``"learner"``, mapped to the trained module
+``"main"``; every other seat is, for each game, a bot played inside the environment
+(``league.p_bots``) or an agent ``"opponent_k"`` mapped by :func:`opponent_mapping` to
+``"main"`` itself (``league.p_latest``: shared-policy self-play) or to a frozen snapshot of it
+(``league.p_past``). :class:`LeagueCallback` adds a snapshot when the learner won at least
+``league.win_rate`` of the last iteration's games, and drops the oldest beyond
+``league.max_snapshots``. The network is the project's own (:class:`SplutRLModule` holds a
+:func:`~splut_env.players.network.build_policy` policy and masks illegal actions), so the
+run ends by writing a player file (``player.zip``) that ``load_agent``, ``training.evaluate``
+and the play front ends use as they use PPO's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import ray
+import torch
+import yaml
+from gymnasium import spaces
+from ray.rllib.algorithms.ppo import PPOConfig as RLlibPPOConfig
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis import ValueFunctionAPI
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.core.rl_module.torch import TorchRLModule
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+from ray.rllib.utils.metrics import (
+    ENV_RUNNER_RESULTS,
+    ENV_RUNNER_SAMPLING_TIMER,
+    LEARNER_UPDATE_TIMER,
+    NUM_ENV_STEPS_SAMPLED_LIFETIME,
+    TIMERS,
+)
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+
+from splut_env.encoding import (
+    NUM_ACTIONS,
+    OBS_SHAPE,
+    checked_step_id,
+    legal_step_id,
+    observation,
+)
+from splut_env.players import make_agent
+from splut_env.players.checkpoint import load_agent, save_player
+from splut_env.players.network import NetworkShape, build_policy
+from splut_env.rules import State
+from splut_env.rules.board import SEATS_IN_PLAY
+from training.config import ConfigError, RLlibConfig, load_config, to_dict
+from training.evaluate import evaluate_agent
+from training.pool import weighted_choice
+from training.reports import results_table
+
+LEARNER = "learner"
+MAIN = "main"
+
+
+# --- the environment ----------------------------------------------------------------------
+
+
+class SplutMultiAgentEnv(MultiAgentEnv):
+    """Splut! from one learner's point of view as an RLlib ``MultiAgentEnv``: agents
+    ``"learner"`` and ``"opponent_1"`` … (the seats after it in turn order that are not bots
+    this game); only the agent to move gets an observation, in RLlib's action-masking
+    convention ``{"observations": float32[22, 9, 9], "action_mask": float32[196]}``.
+    Rewards: +1 to the winner, −1 to a player at the step its wizard dies; each agent gets a
+    last observation (terminated) when it is out or the game ends, and every agent is
+    truncated after ``max_turns`` turns. An illegal action ends the game, −1 to the agent that
+    chose it, whose last info is ``{"illegal_action": True}`` (masked sampling never plays
+    one; :class:`LeagueCallback` counts them as the metric ``illegal_actions``).
+
+    ``config``: ``num_players``, ``max_turns``, ``p_bots``, ``bots``, ``bot_weights``,
+    ``seed`` (each env runner adds its own index so that runners play different games).
+    """
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        worker = int(getattr(config, "worker_index", 0))
+        config = dict(config or {})
+        self.num_players = int(config.get("num_players", 2))
+        self.max_turns = int(config.get("max_turns", 200))
+        self.p_bots = float(config.get("p_bots", 0.0))
+        self.bots = list(config.get("bots", []))
+        self.bot_weights = list(config.get("bot_weights", [])) or [1.0] * len(self.bots)
+        seed = int(config.get("seed", 0)) * 1009 + worker
+        self._rng = np.random.default_rng(seed)
+        self.possible_agents = [LEARNER] + [f"opponent_{k}" for k in range(1, self.num_players)]
+        self.agents = []
+        space = spaces.Dict(
+            {
+                "observations": spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32),
+                "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), dtype=np.float32),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(NUM_ACTIONS))
+        self.state = State.initial(self.num_players)
+        self._seat_agent: dict[int, str] = {}
+        self._bots: dict[int, Any] = {}
+        self._illegal: str | None = None
+        self._left: set[str] = set()
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        n = self.num_players
+        seats = SEATS_IN_PLAY[n]
+        learner = int(self._rng.integers(n))
+        self.state = State.initial(n)
+        self._seat_agent, self._bots = {seats[learner]: LEARNER}, {}
+        self._illegal, self._left = None, set()
+        for k in range(1, n):
+            seat = seats[(learner + k) % n]
+            if self.bots and self._rng.random() < self.p_bots:
+                name = self.bots[weighted_choice(self._rng, self.bot_weights)]
+                self._bots[seat] = make_agent(name, seed=int(self._rng.integers(2**31)))
+            else:
+                self._seat_agent[seat] = f"opponent_{k}"
+        self.agents = list(self._seat_agent.values())
+        rewards: dict[str, float] = {}
+        self._play_bots(rewards)
+        obs, _, _, _, infos = self._outputs(rewards, ended=[])
+        return obs, infos
+
+    def step(self, action_dict: dict[str, Any]):
+        self.agents = [agent for agent in self.agents if agent not in self._left]
+        agent = None if self._over() else self._seat_agent.get(self.state.to_move)
+        if set(action_dict) != {agent}:
+            raise ValueError(
+                f"expected one action, for {agent!r} (to move), got actions for "
+                f"{sorted(action_dict)}"
+            )
+        rewards: dict[str, float] = {}
+        action = action_dict[agent]
+        if legal_step_id(self.state, self.state.to_move, action) < 0:
+            self._illegal = agent
+            rewards[agent] = -1.0
+            return self._outputs(rewards, [agent])
+        ended = self._apply(agent, action, rewards)
+        if not self._over():
+            ended += self._play_bots(rewards)
+        return self._outputs(rewards, ended)
+
+    def _apply(self, who: str, action: Any, rewards: dict[str, float]) -> list[str]:
+        """Play one step; the agents whose wizard it killed."""
+        state = self.state
+        alive = state.alive_seats()
+        state.apply(checked_step_id(state, state.to_move, int(action), who))
+        ended = []
+        for seat in alive:
+            if not state.alive(seat) and seat in self._seat_agent:
+                agent = self._seat_agent[seat]
+                rewards[agent] = rewards.get(agent, 0.0) - 1.0
+                ended.append(agent)
+        if state.is_over() and state.winner() in self._seat_agent:
+            winner = self._seat_agent[state.winner()]
+            rewards[winner] = rewards.get(winner, 0.0) + 1.0
+        return ended
+
+    def _play_bots(self, rewards: dict[str, float]) -> list[str]:
+        ended = []
+        while not self._over() and self.state.to_move in self._bots:
+            seat = self.state.to_move
+            bot = self._bots[seat]
+            obs = observation(self.state, seat, self.max_turns) if bot.needs_observation else None
+            ended += self._apply(f"bot {bot.name}", bot.act(self.state, obs), rewards)
+        return ended
+
+    def _over(self) -> bool:
+        return self._illegal is not None or self.state.is_over() or self.state.turn > self.max_turns
+
+    def _outputs(self, rewards: dict[str, float], ended: list[str]):
+        over = self._over()
+        truncated = over and self._illegal is None and not self.state.is_over()
+        done = set(ended) | (set(self.agents) if over else set())
+        to_move = None if over else self._seat_agent.get(self.state.to_move)
+        obs = {agent: self._observe(agent) for agent in done | ({to_move} - {None})}
+        rewards = {**dict.fromkeys(obs, 0.0), **rewards}
+        terminateds = {agent: not truncated for agent in done}
+        truncateds = {agent: truncated for agent in done}
+        terminateds["__all__"], truncateds["__all__"] = over and not truncated, truncated
+        # Agents that ended leave ``agents`` at the next step (RLlib checks that every
+        # agent with an observation is in ``agents``).
+        self._left = done
+        infos = {self._illegal: {"illegal_action": True}} if self._illegal in done else {}
+        return obs, rewards, terminateds, truncateds, infos
+
+    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = next(s for s, a in self._seat_agent.items() if a == agent)
+        planes = observation(self.state, seat, self.max_turns)
+        return {
+            "observations": planes["observation"],
+            "action_mask": planes["action_mask"].astype(np.float32),
+        }
+
+
+# --- the network --------------------------------------------------------------------------
+
+
+class SplutRLModule(TorchRLModule, ValueFunctionAPI):
+    """The project's board network as an RLlib module: ``self.policy`` is the same
+    ``MaskableActorCriticPolicy`` that ``training.train`` trains (``model_config["network"]``
+    is its :class:`NetworkShape` as a dict); illegal actions get the lowest logit."""
+
+    def setup(self) -> None:
+        self.shape = NetworkShape(**self.model_config.get("network", {}))
+        self.policy = build_policy(self.shape)
+
+    def _features(self, batch: dict[str, Any]) -> torch.Tensor:
+        return self.policy.extract_features(batch[Columns.OBS]["observations"])
+
+    def _logits(self, batch: dict[str, Any], features: torch.Tensor) -> torch.Tensor:
+        logits = self.policy.action_net(self.policy.mlp_extractor.forward_actor(features))
+        return logits.masked_fill(batch[Columns.OBS]["action_mask"] < 0.5, FLOAT_MIN)
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return {Columns.ACTION_DIST_INPUTS: self._logits(batch, self._features(batch))}
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        features = self._features(batch)
+        return {
+            Columns.ACTION_DIST_INPUTS: self._logits(batch, features),
+            Columns.EMBEDDINGS: features,
+        }
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
+        features = self._features(batch) if embeddings is None else embeddings
+        return self.policy.value_net(self.policy.mlp_extractor.forward_critic(features)).squeeze(-1)
+
+
+# --- the league ---------------------------------------------------------------------------
+
+
+def opponent_mapping(snapshots: list[str], p_latest: float, p_past: float):
+    """The agent → module mapping: the learner plays ``main``; an opponent seat ``main``
+    with chance ``p_latest / (p_latest + p_past)``, else a snapshot (uniformly)."""
+    share = p_latest / (p_latest + p_past) if snapshots and p_latest + p_past > 0 else 1.0
+    snapshots = list(snapshots)
+
+    def mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:
+        if agent_id == LEARNER or not snapshots:
+            return MAIN
+        rng = np.random.default_rng(abs(hash((episode.id_, agent_id))))
+        if rng.random() < share:
+            return MAIN
+        return snapshots[int(rng.integers(len(snapshots)))]
+
+    return mapping
+
+
+class LeagueCallback(RLlibCallback):
+    """Logs the learner's wins and adds snapshots of ``main`` to the league (module doc)."""
+
+    def __init__(self, league: dict[str, Any]) -> None:
+        super().__init__()
+        self.league = league
+        self.snapshots: list[str] = []
+        self.made = 0
+
+    def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
+        illegal = sum(
+            bool(agent.get_infos(-1).get("illegal_action"))
+            for agent in episode.agent_episodes.values()
+            if len(agent.infos)
+        )
+        metrics_logger.log_value("illegal_actions", illegal, reduce="lifetime_sum")
+        learner = episode.agent_episodes.get(LEARNER)
+        if learner is not None:
+            result = learner.get_return()
+            metrics_logger.log_value("learner_win", float(result > 0), reduce="mean")
+            metrics_logger.log_value("learner_games", 1, reduce="sum")
+
+    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+        runs = result.get(ENV_RUNNER_RESULTS, {})
+        win, games = runs.get("learner_win", 0.0), runs.get("learner_games", 0)
+        result["league_size"] = len(self.snapshots)
+        if games < self.league["min_games"] or win < self.league["win_rate"]:
+            return
+        self.made += 1
+        new = f"snapshot_{self.made}"
+        self.snapshots.append(new)
+        dropped = self.snapshots[: -self.league["max_snapshots"]]
+        self.snapshots = self.snapshots[-self.league["max_snapshots"] :]
+        mapping = opponent_mapping(self.snapshots, self.league["p_latest"], self.league["p_past"])
+        main = algorithm.get_module(MAIN)
+        algorithm.add_module(
+            module_id=new,
+            module_spec=RLModuleSpec.from_module(main),
+            new_agent_to_module_mapping_fn=mapping,
+            new_should_module_be_updated=[MAIN],
+        )
+        algorithm.set_state({"learner_group": {"learner": {"rl_module": {new: main.get_state()}}}})
+        for old in dropped:
+            algorithm.remove_module(
+                module_id=old,
+                new_agent_to_module_mapping_fn=mapping,
+                new_should_module_be_updated=[MAIN],
+            )
+        result["league_size"] = len(self.snapshots)
+
+
+# --- the run ------------------------------------------------------------------------------
+
+
+def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
+    """RLlib's PPO config for ``config``."""
+    league = config.league
+    ppo = config.ppo
+    env_config = {
+        "num_players": config.num_players,
+        "max_turns": config.max_turns,
+        "p_bots": league.p_bots,
+        "bots": league.bots,
+        "bot_weights": league.bot_weights,
+        "seed": config.seed,
+    }
+    module = RLModuleSpec(
+        module_class=SplutRLModule, model_config={"network": config.network.to_json()}
+    )
+    league_settings = {
+        "win_rate": league.win_rate,
+        "min_games": league.min_games,
+        "max_snapshots": league.max_snapshots,
+        "p_latest": league.p_latest,
+        "p_past": league.p_past,
+    }
+    return (
+        RLlibPPOConfig()
+        .environment(SplutMultiAgentEnv, env_config=env_config)
+        .framework("torch")
+        .env_runners(
+            num_env_runners=config.num_env_runners,
+            num_envs_per_env_runner=1,
+            num_cpus_per_env_runner=1,
+            rollout_fragment_length=config.ppo.n_steps,
+        )
+        .learners(num_learners=0)
+        # An env runner's error stops training (instead of a restart that samples nothing).
+        .fault_tolerance(restart_failed_env_runners=False)
+        .multi_agent(
+            policies={MAIN},
+            policy_mapping_fn=opponent_mapping([], league.p_latest, league.p_past),
+            policies_to_train=[MAIN],
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MAIN: module}))
+        .training(
+            train_batch_size_per_learner=ppo.n_steps * config.num_env_runners,
+            minibatch_size=ppo.batch_size,
+            num_epochs=ppo.n_epochs,
+            lr=ppo.learning_rate,
+            gamma=ppo.gamma,
+            lambda_=ppo.gae_lambda,
+            clip_param=ppo.clip_range,
+            entropy_coeff=ppo.ent_coef,
+            vf_loss_coeff=ppo.vf_coef,
+            grad_clip=ppo.max_grad_norm,
+        )
+        .callbacks(lambda: LeagueCallback(league_settings))
+        .debugging(seed=config.seed)
+    )
+
+
+def export_player(algorithm: Any, path: Path, config: RLlibConfig, **facts: Any) -> Path:
+    """Write ``main`` as a project player file (safetensors in a zip, nothing pickled)."""
+    module = algorithm.get_module(MAIN)
+    return save_player(
+        module.policy,
+        path,
+        config.network,
+        config.num_players,
+        config.max_turns,
+        trainer="rllib",
+        **facts,
+    )
+
+
+def env_runner_nodes(algorithm: Any) -> list[str]:
+    """The Ray node id of each remote env runner."""
+    return algorithm.env_runner_group.foreach_env_runner(
+        lambda runner: ray.get_runtime_context().get_node_id(), local_env_runner=False
+    )
+
+
+def train(config: RLlibConfig, out: Path, progress: bool = True) -> dict[str, Any]:
+    """Build the algorithm, train ``config.iterations`` iterations, write ``out/player.zip``.
+    Returns figures of the run (steps sampled, steps/s, env runner nodes, the modules and
+    league size at the end, illegal actions, the player file)."""
+    torch.set_num_threads(config.torch_threads)
+    algorithm = algorithm_config(config).build_algo()
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    result: dict[str, Any] = {}
+    try:
+        for iteration in range(1, config.iterations + 1):
+            result = algorithm.train()
+            runs = result.get(ENV_RUNNER_RESULTS, {})
+            if progress:
+                print(
+                    f"iteration {iteration}/{config.iterations}: "
+                    f"{runs.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0):,} env steps, "
+                    f"learner won {runs.get('learner_win', float('nan')):.0%} of "
+                    f"{runs.get('learner_games', 0)} games, league {result.get('league_size', 0)}",
+                    flush=True,
+                )
+        seconds = time.perf_counter() - start
+        steps = int(result.get(ENV_RUNNER_RESULTS, {}).get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
+        timers = result.get(TIMERS, {})
+        sample_s = float(timers.get(ENV_RUNNER_SAMPLING_TIMER, 0.0))
+        learn_s = float(timers.get(LEARNER_UPDATE_TIMER, 0.0))
+        batch = config.ppo.n_steps * config.num_env_runners
+        facts = {
+            "env_steps": steps,
+            "seconds": round(seconds, 1),
+            "env_steps_per_s": round(steps / seconds, 1),
+            "sampling_steps_per_s": round(batch / sample_s, 1) if sample_s else None,
+            "update_seconds": round(learn_s, 2),
+            "env_runners": config.num_env_runners,
+            "nodes": sorted(set(env_runner_nodes(algorithm))),
+            "league_size": int(result.get("league_size", 0)),
+            "modules": sorted(algorithm.get_module().keys()),
+            "illegal_actions": int(result.get(ENV_RUNNER_RESULTS, {}).get("illegal_actions", 0)),
+        }
+        path = export_player(algorithm, out / "player.zip", config, env_steps=steps)
+        facts["player"] = str(path)
+        return facts
+    finally:
+        algorithm.stop()
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = argparse.ArgumentParser(
+        prog="python -m training.rllib", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--config", default="configs/rllib_2p.yaml", help="YAML config")
+    parser.add_argument(
+        "--address", default=None, help="Ray cluster to join ('auto': the local one)"
+    )
+    parser.add_argument("--num-env-runners", type=int, default=None, help="overrides the config")
+    parser.add_argument("--runs", default="runs", help="where run folders go")
+    parser.add_argument("overrides", nargs="*", help="config overrides, e.g. iterations=5")
+    args = parser.parse_args(argv)
+    overrides = list(args.overrides)
+    if args.num_env_runners is not None:
+        overrides.append(f"num_env_runners={args.num_env_runners}")
+    try:
+        config = load_config(args.config, overrides, kind=RLlibConfig)
+    except ConfigError as err:
+        parser.error(str(err))
+    out = Path(args.runs) / f"{config.name}__seed{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+    ray.init(address=args.address, include_dashboard=False)
+    facts = train(config, out)
+    config_yaml = yaml.safe_dump(to_dict(config), sort_keys=False).rstrip()
+    (out / "config.yaml").write_text(config_yaml + "\n")
+    print(
+        f"{facts['env_steps']:,} env steps in {facts['seconds']} s "
+        f"({facts['env_steps_per_s']:,} steps/s; sampling alone {facts['sampling_steps_per_s']:,} "
+        f"steps/s, one update {facts['update_seconds']} s) with {config.num_env_runners} env "
+        f"runners on {len(facts['nodes'])} node(s)"
+    )
+    lines = [
+        f"# Model card: {config.name} (RLlib)",
+        "",
+        f"- player: `{facts['player']}` (load with `splut_env.load_agent(path)`)",
+        f"- players: {config.num_players}; max turns: {config.max_turns}; seed: {config.seed}",
+        f"- env steps sampled: {facts['env_steps']:,} in {facts['seconds']} s "
+        f"({facts['env_steps_per_s']:,} steps/s; sampling alone "
+        f"{facts['sampling_steps_per_s']:,} steps/s), {config.num_env_runners} env runners on "
+        f"{len(facts['nodes'])} node(s); snapshots in the league at the end: "
+        f"{facts['league_size']}",
+    ]
+    if config.eval_games:
+        agent = load_agent(facts["player"])
+        results = evaluate_agent(
+            agent,
+            config.eval_bots,
+            config.num_players,
+            config.eval_games,
+            config.seed,
+            config.max_turns,
+            progress=True,
+        )
+        lines += [
+            "",
+            f"Evaluation: deterministic policy, {config.eval_games} games per bot, seats "
+            "alternated; 95 % Wilson intervals.",
+            "",
+            *results_table(results),
+        ]
+    lines += ["", "Configuration:", "", "```yaml", config_yaml, "```", ""]
+    card = "\n".join(lines)
+    (out / "MODEL_CARD.md").write_text(card)
+    print(card)
+    return Path(facts["player"])
+
+
+if __name__ == "__main__":
+    main()
