@@ -160,8 +160,8 @@ def test_two_iterations_on_a_two_node_cluster(tmp_path):
     assert len(facts["nodes"]) == 2
     assert facts["env_steps"] >= 2000
     assert facts["illegal_actions"] == 0
-    # Snapshots 1 and 2 were added after the two iterations, and 1 dropped for 2.
-    assert facts["modules"] == ["main", "snapshot_2"] and facts["league_size"] == 1
+    # Snapshots 1 and 2 were added after the two iterations, 1 dropped for 2, on every runner.
+    assert facts["modules"] == [["main", "snapshot_2"]] * 2 and facts["league_size"] == 1
     agent = load_agent(facts["player"])
     record = play_game([agent, make_agent("random")], seed=0, max_turns=60)
     assert record.turns >= 1

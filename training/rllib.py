@@ -397,8 +397,8 @@ def env_runner_nodes(algorithm: Any) -> list[str]:
 
 def train(config: RLlibConfig, out: Path, progress: bool = True) -> dict[str, Any]:
     """Build the algorithm, train ``config.iterations`` iterations, write ``out/player.zip``.
-    Returns figures of the run (steps sampled, steps/s, env runner nodes, the modules and
-    league size at the end, illegal actions, the player file)."""
+    Returns figures of the run (steps sampled, steps/s, env runner nodes, each runner's
+    modules and the league size at the end, illegal actions, the player file)."""
     torch.set_num_threads(config.torch_threads)
     algorithm = algorithm_config(config).build_algo()
     out.mkdir(parents=True, exist_ok=True)
@@ -431,7 +431,9 @@ def train(config: RLlibConfig, out: Path, progress: bool = True) -> dict[str, An
             "env_runners": config.num_env_runners,
             "nodes": sorted(set(env_runner_nodes(algorithm))),
             "league_size": int(result.get("league_size", 0)),
-            "modules": sorted(algorithm.get_module().keys()),
+            "modules": algorithm.env_runner_group.foreach_env_runner(
+                lambda runner: sorted(runner.module.keys()), local_env_runner=False
+            ),
             "illegal_actions": int(result.get(ENV_RUNNER_RESULTS, {}).get("illegal_actions", 0)),
         }
         path = export_player(algorithm, out / "player.zip", config, env_steps=steps)
