@@ -12,7 +12,7 @@ from __future__ import annotations
 from splut_env.common.agents import Agent, AgentRegistry, Factory
 
 #: Splut!'s agents by name; ``make_agent`` also reads checkpoint paths (``*.zip``,
-#: ``*.zip:shield``).
+#: ``*.zip:shield``, ``*.zip:mcts[=N]``).
 PLAYERS = AgentRegistry(
     {
         "random": "splut_env.players.bots:RandomAgent",
@@ -22,14 +22,15 @@ PLAYERS = AgentRegistry(
         "search:hard": "splut_env.players.bots:hard",
     },
     files="splut_env.players.checkpoint:agent_from_spec",
-    files_help="a checkpoint path (*.zip, or *.zip:shield)",
+    files_help="a checkpoint path (*.zip, *.zip:shield, *.zip:mcts or *.zip:mcts=N)",
 )
 
 
 def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     """An agent from a registered name (``"random"``, ``"greedy"``,
     ``"search:easy|medium|hard"`` or one given to :func:`register_agent`), a checkpoint path
-    (``*.zip``; ``*.zip:shield`` adds the rules' tactical check), or ``spec`` itself."""
+    (``*.zip``; ``*.zip:shield`` adds the rules' tactical check, ``*.zip:mcts[=N]`` a tree
+    search over the network), or ``spec`` itself."""
     return PLAYERS.make(spec, seed=seed)
 
 

@@ -23,6 +23,7 @@ from safetensors.torch import load, save
 
 from splut_env.common.agents import Agent
 from splut_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
+from splut_env.players.mcts import MCTSAgent, parse_mcts
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy, policy_weights
 from splut_env.players.tactics import SHIELD_SUFFIX, ShieldedAgent
 from splut_env.rules.board import player_count, turn_cap, whole_number
@@ -272,13 +273,18 @@ def load_agent(
 
 
 def agent_from_spec(spec: str, seed: int | None = None) -> Agent | None:
-    """The player a checkpoint spec names (``path.zip``, or ``path.zip:shield`` for
-    :class:`ShieldedAgent`), reset with ``seed``; ``None`` if ``spec`` names no file.
+    """The player a checkpoint spec names (``path.zip``, ``path.zip:shield`` for
+    :class:`ShieldedAgent`, ``path.zip:mcts`` or ``path.zip:mcts=N`` for
+    :class:`~splut_env.players.mcts.MCTSAgent`), reset with ``seed``; ``None`` if ``spec``
+    names no file.
     This is how :func:`splut_env.players.make_agent` reads checkpoints."""
-    shield = spec.endswith(SHIELD_SUFFIX)
-    path = spec[: -len(SHIELD_SUFFIX)] if shield else spec
+    mcts = parse_mcts(spec)
+    shield = mcts is None and spec.endswith(SHIELD_SUFFIX)
+    path = mcts[0] if mcts else spec[: -len(SHIELD_SUFFIX)] if shield else spec
     if not (path.endswith(".zip") or os.path.isfile(path)):
         return None
     agent = load_agent(path, shield=shield)
+    if mcts:
+        agent = MCTSAgent(agent, simulations=mcts[1])
     agent.reset(seed)
     return agent
