@@ -127,7 +127,11 @@ _AGENTS: dict[str, Agent] = {}
 _SPEC_OF: dict[str, str | Agent] = {}
 
 
-def _init_worker(spec_of: dict[str, str | Agent]) -> None:
+def _init_worker(spec_of: dict[str, str | Agent], threads: int | None = None) -> None:
+    if threads is not None:
+        # Worker processes share the cores: one thread each for torch and friends (read
+        # when they are first imported, here, by the first agent made).
+        os.environ["OMP_NUM_THREADS"] = str(threads)
     _AGENTS.clear()
     _SPEC_OF.clear()
     _SPEC_OF.update(spec_of)
@@ -174,7 +178,7 @@ def run_games(
         for spec in specs:
             record(run_game(spec))
     else:
-        with mp.get_context("spawn").Pool(workers, _init_worker, (spec_of,)) as pool:
+        with mp.get_context("spawn").Pool(workers, _init_worker, (spec_of, 1)) as pool:
             for item in pool.imap_unordered(run_game, specs):
                 record(item)
     bar.close()

@@ -384,6 +384,7 @@ def export_player(algorithm: Any, path: Path, config: RLlibConfig, **facts: Any)
         config.num_players,
         config.max_turns,
         trainer="rllib",
+        reward_shaping=0.0,
         **facts,
     )
 

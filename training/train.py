@@ -436,6 +436,7 @@ def main(argv: list[str] | None = None) -> Path:
         steps=model.num_timesteps,
         run=config.name,
         seed=config.seed,
+        reward_shaping=config.reward.shaping,
     )
     print(f"final evaluation: {config.eval.final_games} games per bot ...", flush=True)
     results = evaluate_policy(model.policy, config, config.eval.final_games, seed=10**6)

@@ -179,6 +179,12 @@ def _check_meta(meta: Any, where: str) -> dict[str, Any]:
         except ValueError as err:
             raise CheckpointError(f"{where}: {err}") from None
     network_shape(meta.get("network"), where)
+    shaping = meta.get("reward_shaping", 0.0)
+    if not isinstance(shaping, int | float) or isinstance(shaping, bool) or not 0 <= shaping <= 10:
+        raise CheckpointError(
+            f"{where}: reward_shaping must be a number from 0 to 10 (the shaping weight the "
+            f"network was trained with), got {quote(shaping)}"
+        )
     return meta
 
 

@@ -5,7 +5,8 @@ leaves, the leaves of a few simulations evaluated in one forward pass.
 A turn is 1 to 3 steps by the same player, so a node's player is whoever is to move in its
 position and values change perspective only when that changes. Every node backs up one
 value per seat (max-n): the player to move maximises its own. A leaf's network value ``v``
-(clipped to [-1, 1]) is the mover's; each other seat still in play gets
+(with the reward shaping it was trained with taken back out, then clipped to [-1, 1]) is the
+mover's; each other seat still in play gets
 ``-v / (players in play - 1)`` and a seat that is out gets -1. Finished games back up their
 exact result: +1 to the winner, -1 to every other seat; a game past its turn cap is 0 for
 every seat still in play. A node's expansion also tries each of its steps once: a step that
@@ -29,13 +30,14 @@ import torch
 
 from splut_env.common.agents import Agent
 from splut_env.encoding import observation_planes, step_id_to_action
+from splut_env.players.bots import evaluate
 from splut_env.players.network import PolicyAgent
 from splut_env.players.tactics import iter_turn_outcomes
 from splut_env.rules.engine import State
 
-#: Simulations per step of ``…:mcts``: about 0.15 s per step for the shipped 2-player
-#: network on the 2-core development machine (the issue's budget is 0.3 s).
-DEFAULT_SIMULATIONS = 64
+#: Simulations per step of ``…:mcts``: 258 ms per step for the shipped 2-player network on
+#: the 2-core development machine (two games at once, one per core); the budget is 300 ms.
+DEFAULT_SIMULATIONS = 400
 MCTS_SUFFIX = ":mcts"
 
 
@@ -152,6 +154,10 @@ class MCTSAgent(Agent):
         self.batch = max(1, min(batch, simulations))
         self.max_turns = inner.max_turns
         self.num_players = inner.num_players
+        #: The reward-shaping weight the network was trained with: its value head learnt
+        #: the shaped return, ``V(s) - shaping * phi(s)``, so the search adds
+        #: ``shaping * phi(s)`` back (``phi``: the bots' evaluation clipped to [-5, 5]).
+        self.shaping = float(self.meta.get("reward_shaping", 0.0))
         self.name = f"{inner.name}{MCTS_SUFFIX}={simulations}"
 
     @property
@@ -225,6 +231,9 @@ class MCTSAgent(Agent):
         for node, row, value in zip(nodes, logits, values, strict=True):
             if not node.expanded:
                 node.expand(row, self.max_turns)
+            if self.shaping:
+                phi = min(max(evaluate(node.state, node.mover), -5.0), 5.0)
+                value += self.shaping * phi
             out[id(node)] = leaf_values(node.state, value)
         return out
 
