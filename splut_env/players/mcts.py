@@ -4,17 +4,17 @@ leaves, the leaves of a few simulations evaluated in one forward pass.
 
 A turn is 1 to 3 steps by the same player, so a node's player is whoever is to move in its
 position and values change perspective only when that changes. Every node backs up one
-value per seat (max-n): the player to move maximises its own. A leaf's network value ``v``
-(with the reward shaping it was trained with taken back out, then clipped to [-1, 1]) is the
-mover's; each other seat still in play gets
-``-v / (players in play - 1)`` and a seat that is out gets -1. Finished games back up their
-exact result: +1 to the winner, -1 to every other seat; a game past its turn cap is 0 for
-every seat still in play. A node's expansion also tries each of its steps once: a step that
-wins the game at once is known as a win, and so is a step to a position of the same player
-with a known win (a kill later in the turn); a known win is played at once. Before
-searching, the player looks through every way its turn can end (exactly, as the shield
-does) and plays the first step of one that wins the game. Otherwise the most visited step
-is played.
+value per seat (max-n): the player to move maximises its own. At a leaf, the network's
+value ``v`` (with the reward shaping it was trained with taken back out, then clipped to
+[-1, 1]) is the mover's, each other seat still in play gets ``-v / (seats in play - 1)``,
+and a seat that is out gets -1. A finished game backs up its exact result: +1 to the
+winner, -1 to every other seat; a game past its turn cap is 0 for every seat still in play.
+
+Wins are known exactly where they are cheap to see: before searching, the player looks
+through every way its turn can end (as the shield does) and plays the first step of one
+that wins the game; inside the tree, expanding a node tries each of its steps once, so a
+step that wins at once is known, and so is a step to a position of the same player that has
+a known win (a kill later in the turn). Otherwise the most visited step is played.
 
 ``make_agent("checkpoints/splut_2p.zip:mcts")`` (``DEFAULT_SIMULATIONS`` simulations per
 step) or ``…:mcts=N``.
