@@ -13,13 +13,15 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from splut_env.envs.match import play_game
 from splut_env.players import make_agent
-from splut_env.players.checkpoint import load_agent
+from splut_env.players.checkpoint import load_agent, save_player
+from splut_env.players.network import NetworkShape, build_policy
 from training.config import ConfigError, RLlibConfig, load_config, parse_config
 from training.rllib import (
     LEARNER,
     SplutMultiAgentEnv,
     SplutRLModule,
     opponent_mapping,
+    start_weights,
     train,
 )
 
@@ -68,6 +70,35 @@ def test_the_multi_agent_env_plays_whole_games(players):
             assert all(r <= 0 for r in returns.values())
         outcomes.add(max(returns.values()))
     assert 1.0 in outcomes
+
+
+def test_shaping_adds_potential_differences_between_an_agents_observations():
+    """With gamma 1, an agent's shaped rewards add up to its game result minus the shaping
+    weight times the potential at its first observation (the differences telescope)."""
+
+    def totals(shaping):
+        env = SplutMultiAgentEnv(
+            {"num_players": 2, "max_turns": 40, "shaping": shaping, "gamma": 1.0}
+        )
+        rng = np.random.default_rng(9)
+        obs, _ = env.reset(seed=4)
+        sums, first = {}, {}
+        while True:
+            for agent in obs:
+                first.setdefault(agent, env._potential(agent))
+            (agent,) = [a for a in obs if a in env.agents and a not in env._left]
+            action = int(rng.choice(np.flatnonzero(obs[agent]["action_mask"])))
+            obs, rewards, terminated, truncated, _ = env.step({agent: action})
+            for a, r in rewards.items():
+                sums[a] = sums.get(a, 0.0) + r
+            if terminated["__all__"] or truncated["__all__"]:
+                return sums, first
+
+    plain, _ = totals(0.0)
+    shaped, first = totals(0.5)
+    for agent in plain:
+        assert shaped[agent] == pytest.approx(plain[agent] - 0.5 * first[agent])
+    assert any(first.values())
 
 
 def test_an_illegal_action_ends_the_game_and_is_reported():
@@ -122,19 +153,36 @@ def test_the_rllib_config_is_checked(tmp_path):
             parse_config(bad, RLlibConfig)
 
 
+def test_a_run_starts_from_a_player_file_of_its_shape(tmp_path):
+    shape = {"channels": 8, "blocks": 1, "features_dim": 32}
+    policy = build_policy(NetworkShape(**shape))
+    path = save_player(policy, tmp_path / "start.zip", NetworkShape(**shape), 2, 200)
+    config = parse_config({"network": shape, "init_from": str(path)}, RLlibConfig)
+    weights = start_weights(config)
+    assert all(torch.equal(weights[k], v) for k, v in policy.state_dict().items())
+    with pytest.raises(ConfigError, match="config asks for"):
+        start_weights(parse_config({"init_from": str(path)}, RLlibConfig))
+    with pytest.raises(ValueError, match="does not exist"):
+        start_weights(parse_config({"init_from": str(tmp_path / "none.zip")}, RLlibConfig))
+
+
 def test_two_iterations_on_a_two_node_cluster(tmp_path):
-    """A head and one more node (1 CPU each), two env runners: they run on both nodes, the
-    iterations sample at least 2,000 env steps with no illegal action, the league adds and
-    drops snapshots, and the exported player loads with ``load_agent`` and plays a legal
-    game against ``random``."""
+    """A head and one more node (1 CPU each), two env runners, starting from a player file:
+    the runners run on both nodes, the iterations sample at least 2,000 env steps with no
+    illegal action, the league adds and drops snapshots, and the exported player (close to
+    the start file) loads with ``load_agent`` and plays a legal game against ``random``."""
     cluster = Cluster(
         initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False}
     )
     cluster.add_node(num_cpus=1)
     ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
     try:
+        shape = NetworkShape(channels=8, blocks=1, features_dim=32)
+        start = save_player(build_policy(shape), tmp_path / "start.zip", shape, 2, 60)
         config = parse_config(
             {
+                "init_from": str(start),
+                "shaping": 0.2,
                 "iterations": 2,
                 "num_env_runners": 2,
                 "max_turns": 60,
@@ -162,6 +210,13 @@ def test_two_iterations_on_a_two_node_cluster(tmp_path):
     assert facts["illegal_actions"] == 0
     # Snapshots 1 and 2 were added after the two iterations, 1 dropped for 2, on every runner.
     assert facts["modules"] == [["main", "snapshot_2"]] * 2 and facts["league_size"] == 1
+    # It trained from the start file: 8 small Adam steps moved no weight far from it.
+    trained, started = load_agent(facts["player"]).policy, load_agent(start).policy
+    drift = max(
+        (a - b).abs().max().item()
+        for a, b in zip(trained.parameters(), started.parameters(), strict=True)
+    )
+    assert 0 < drift < 0.02
     agent = load_agent(facts["player"])
     record = play_game([agent, make_agent("random")], seed=0, max_turns=60)
     assert record.turns >= 1

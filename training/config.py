@@ -203,12 +203,19 @@ class RLlibConfig:
     iteration, ``batch_size`` the minibatch."""
     network: NetworkShape = field(default_factory=NetworkShape)
     league: LeagueConfig = field(default_factory=LeagueConfig)
+    shaping: float = 0.0
+    """Potential-based reward shaping, as ``reward.shaping`` in ``training.train``."""
+    init_from: str = ""
+    """A player file to start ``main`` from (same network shape and table size), e.g. the
+    PPO main job's ``player.zip``; empty: random weights."""
     eval_games: int = 100
     """Games against each of ``eval_bots`` after training (0: none)."""
     eval_bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
 
     def check(self) -> None:
         """Range checks across fields; raises :class:`ConfigError`."""
+        if self.shaping < 0:
+            raise ConfigError(f"shaping must be at least 0, got {self.shaping}")
         check_run(self)
         check_ppo(self.ppo)
         check_network(self.network)

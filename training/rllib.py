@@ -56,8 +56,14 @@ from splut_env.encoding import (
     observation,
 )
 from splut_env.players import make_agent
-from splut_env.players.checkpoint import load_agent, save_player
-from splut_env.players.network import NetworkShape, build_policy
+from splut_env.players.bots import evaluate
+from splut_env.players.checkpoint import (
+    CheckpointError,
+    load_agent,
+    load_checkpoint,
+    save_player,
+)
+from splut_env.players.network import NetworkShape, build_policy, shape_of
 from splut_env.rules import State
 from splut_env.rules.board import SEATS_IN_PLAY
 from training.config import ConfigError, RLlibConfig, load_config, to_dict
@@ -84,7 +90,10 @@ class SplutMultiAgentEnv(MultiAgentEnv):
     one; :class:`LeagueCallback` counts them as the metric ``illegal_actions``).
 
     ``config``: ``num_players``, ``max_turns``, ``p_bots``, ``bots``, ``bot_weights``,
-    ``seed`` (each env runner adds its own index so that runners play different games).
+    ``seed`` (each env runner adds its own index so that runners play different games), and
+    ``shaping``, ``gamma``: potential-based reward shaping as in ``training.train``, each
+    agent getting ``shaping * (gamma * phi(s') - phi(s))`` between two of its observations,
+    ``phi`` being the bots' evaluation of its seat clipped to [-5, 5] (0 once it ended).
     """
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
@@ -96,6 +105,9 @@ class SplutMultiAgentEnv(MultiAgentEnv):
         self.p_bots = float(config.get("p_bots", 0.0))
         self.bots = list(config.get("bots", []))
         self.bot_weights = list(config.get("bot_weights", [])) or [1.0] * len(self.bots)
+        self.shaping = float(config.get("shaping", 0.0))
+        self.gamma = float(config.get("gamma", 0.99))
+        self._phi: dict[str, float] = {}
         seed = int(config.get("seed", 0)) * 1009 + worker
         self._rng = np.random.default_rng(seed)
         self.possible_agents = [LEARNER] + [f"opponent_{k}" for k in range(1, self.num_players)]
@@ -122,7 +134,7 @@ class SplutMultiAgentEnv(MultiAgentEnv):
         learner = int(self._rng.integers(n))
         self.state = State.initial(n)
         self._seat_agent, self._bots = {seats[learner]: LEARNER}, {}
-        self._illegal, self._left = None, set()
+        self._illegal, self._left, self._phi = None, set(), {}
         for k in range(1, n):
             seat = seats[(learner + k) % n]
             if self.bots and self._rng.random() < self.p_bots:
@@ -190,6 +202,13 @@ class SplutMultiAgentEnv(MultiAgentEnv):
         to_move = None if over else self._seat_agent.get(self.state.to_move)
         obs = {agent: self._observe(agent) for agent in done | ({to_move} - {None})}
         rewards = {**dict.fromkeys(obs, 0.0), **rewards}
+        if self.shaping:
+            for agent in obs:
+                # Potential-based shaping between an agent's observations (0 once it ended).
+                phi = 0.0 if agent in done else self._potential(agent)
+                if agent in self._phi:
+                    rewards[agent] += self.shaping * (self.gamma * phi - self._phi[agent])
+                self._phi[agent] = phi
         terminateds = {agent: not truncated for agent in done}
         truncateds = {agent: truncated for agent in done}
         terminateds["__all__"], truncateds["__all__"] = over and not truncated, truncated
@@ -199,8 +218,14 @@ class SplutMultiAgentEnv(MultiAgentEnv):
         infos = {self._illegal: {"illegal_action": True}} if self._illegal in done else {}
         return obs, rewards, terminateds, truncateds, infos
 
+    def _seat(self, agent: str) -> int:
+        return next(s for s, a in self._seat_agent.items() if a == agent)
+
+    def _potential(self, agent: str) -> float:
+        return min(max(evaluate(self.state, self._seat(agent)), -5.0), 5.0)
+
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = next(s for s, a in self._seat_agent.items() if a == agent)
+        seat = self._seat(agent)
         planes = observation(self.state, seat, self.max_turns)
         return {
             "observations": planes["observation"],
@@ -327,6 +352,8 @@ def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
         "bots": league.bots,
         "bot_weights": league.bot_weights,
         "seed": config.seed,
+        "shaping": config.shaping,
+        "gamma": config.ppo.gamma,
     }
     module = RLModuleSpec(
         module_class=SplutRLModule, model_config={"network": config.network.to_json()}
@@ -384,9 +411,23 @@ def export_player(algorithm: Any, path: Path, config: RLlibConfig, **facts: Any)
         config.num_players,
         config.max_turns,
         trainer="rllib",
-        reward_shaping=0.0,
+        reward_shaping=config.shaping,
         **facts,
     )
+
+
+def start_weights(config: RLlibConfig) -> dict[str, torch.Tensor]:
+    """The weights of ``config.init_from``, a player file of the config's network shape and
+    table size (checked before Ray starts anything)."""
+    checkpoint = load_checkpoint(config.init_from)
+    shape = shape_of(checkpoint.policy.state_dict())
+    if shape != config.network or checkpoint.num_players != config.num_players:
+        raise ConfigError(
+            f"init_from {config.init_from!r} holds a {checkpoint.num_players}-player network "
+            f"{shape.to_json()}; the config asks for {config.num_players} players and "
+            f"{config.network.to_json()}"
+        )
+    return {k: v.detach().clone() for k, v in checkpoint.policy.state_dict().items()}
 
 
 def env_runner_nodes(algorithm: Any) -> list[str]:
@@ -401,11 +442,19 @@ def train(config: RLlibConfig, out: Path, progress: bool = True) -> dict[str, An
     Returns figures of the run (steps sampled, steps/s, env runner nodes, each runner's
     modules and the league size at the end, illegal actions, the player file)."""
     torch.set_num_threads(config.torch_threads)
+    weights = start_weights(config) if config.init_from else None
     algorithm = algorithm_config(config).build_algo()
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     result: dict[str, Any] = {}
     try:
+        if weights is not None:
+            algorithm.learner_group.foreach_learner(
+                lambda learner: learner.module[MAIN].policy.load_state_dict(weights)
+            )
+            algorithm.env_runner_group.sync_weights(
+                from_worker_or_learner_group=algorithm.learner_group
+            )
         for iteration in range(1, config.iterations + 1):
             result = algorithm.train()
             runs = result.get(ENV_RUNNER_RESULTS, {})
@@ -461,7 +510,9 @@ def main(argv: list[str] | None = None) -> Path:
         overrides.append(f"num_env_runners={args.num_env_runners}")
     try:
         config = load_config(args.config, overrides, kind=RLlibConfig)
-    except ConfigError as err:
+        if config.init_from:
+            start_weights(config)  # checked before Ray starts
+    except (ConfigError, CheckpointError) as err:
         parser.error(str(err))
     out = Path(args.runs) / f"{config.name}__seed{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
     ray.init(address=args.address, include_dashboard=False)
