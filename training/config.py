@@ -47,11 +47,10 @@ class PPOConfig:
 
 
 @dataclass
-class PoolConfig:
-    snapshot_every: int = 20_000
-    """Learner steps between frozen snapshots added to the opponent pool."""
-    max_snapshots: int = 10
-    """Oldest snapshots (but never the first) are dropped beyond this many."""
+class OpponentDraws:
+    """How each opponent seat of a self-play game is drawn: the newest version of the
+    learner, an older one, or a bot (shared by ``pool`` and ``league``)."""
+
     p_latest: float = 0.5
     """Chance that an opponent seat is the latest snapshot."""
     p_past: float = 0.2
@@ -61,6 +60,32 @@ class PoolConfig:
     bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
     bot_weights: list[float] = field(default_factory=list)
     """Relative chance of each of ``bots`` when a bot is drawn (empty: all equal)."""
+
+    def check_draws(self, section: str) -> None:
+        """The chances sum to 1; the bots are registered names with matching weights."""
+        chances = [("p_latest", self.p_latest), ("p_past", self.p_past), ("p_bots", self.p_bots)]
+        for name, value in chances:
+            if not 0 <= value <= 1:
+                raise ConfigError(f"{section}.{name} must be between 0 and 1, got {value}")
+        total = self.p_latest + self.p_past + self.p_bots
+        if abs(total - 1) > 1e-6:
+            raise ConfigError(
+                f"{section}.p_latest + {section}.p_past + {section}.p_bots must be 1, got {total:g}"
+            )
+        if self.p_bots > 0 and not self.bots:
+            raise ConfigError(
+                f"{section}.bots must name at least one bot when {section}.p_bots > 0"
+            )
+        check_names(f"{section}.bots", self.bots)
+        check_weights(f"{section}.bot_weights", self.bot_weights, len(self.bots), f"{section}.bots")
+
+
+@dataclass
+class PoolConfig(OpponentDraws):
+    snapshot_every: int = 20_000
+    """Learner steps between frozen snapshots added to the opponent pool."""
+    max_snapshots: int = 10
+    """Oldest snapshots (but never the first) are dropped beyond this many."""
     player_weights: list[float] = field(default_factory=list)
     """Relative chance that the learner is each player, in turn order (player 0 moves first;
     empty: all equal). Weight the players that need practice. (Called ``seat_weights``
@@ -139,8 +164,7 @@ class TrainConfig:
                 ("pretrain.batch_size", self.pretrain.batch_size),
             ]
         )
-        check_draws("pool", self.pool.p_latest, self.pool.p_past, self.pool.p_bots)
-        check_bots("pool", self.pool.bots, self.pool.bot_weights, self.pool.p_bots)
+        self.pool.check_draws("pool")
         if self.pretrain.games < 0:
             raise ConfigError(f"pretrain.games must be at least 0, got {self.pretrain.games}")
         if not 0 <= self.pretrain.explore <= 1:
@@ -166,8 +190,10 @@ class TrainConfig:
 
 
 @dataclass
-class LeagueConfig:
-    """The opponents of ``training.rllib`` (its module doc)."""
+class LeagueConfig(OpponentDraws):
+    """The opponents of ``training.rllib`` (its module doc): ``p_latest`` is ``main`` itself
+    (before the first snapshot, ``p_past`` is added to it); bots are played inside the
+    environment."""
 
     win_rate: float = 0.6
     """Add a snapshot of ``main`` when the learner won at least this share of the last
@@ -175,15 +201,6 @@ class LeagueConfig:
     min_games: int = 20
     max_snapshots: int = 5
     """The oldest snapshot is dropped beyond this many."""
-    p_latest: float = 0.5
-    """Chance that an opponent seat is ``main`` itself (before the first snapshot, ``p_past``
-    is added to it)."""
-    p_past: float = 0.2
-    """Chance that it is one of the snapshots (uniformly)."""
-    p_bots: float = 0.3
-    """Chance that it is a bot, played inside the environment."""
-    bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
-    bot_weights: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -231,10 +248,8 @@ class RLlibConfig:
             raise ConfigError(
                 f"league.win_rate must be between 0 and 1, got {self.league.win_rate}"
             )
-        league = self.league
-        check_draws("league", league.p_latest, league.p_past, league.p_bots)
-        check_bots("league", league.bots, league.bot_weights, league.p_bots)
-        check_bots("eval", self.eval_bots, [], 0.0)
+        self.league.check_draws("league")
+        check_names("eval_bots", self.eval_bots)
         if self.eval_games < 0:
             raise ConfigError(f"eval_games must be at least 0, got {self.eval_games}")
 
@@ -304,26 +319,6 @@ def check_network(network: NetworkShape) -> None:
             f"network.value_hidden must list at most 4 layer sizes, got "
             f"{list(network.value_hidden)}"
         )
-
-
-def check_draws(section: str, p_latest: float, p_past: float, p_bots: float) -> None:
-    """The chances of an opponent seat being the latest snapshot, an older one or a bot."""
-    for name, value in [("p_latest", p_latest), ("p_past", p_past), ("p_bots", p_bots)]:
-        if not 0 <= value <= 1:
-            raise ConfigError(f"{section}.{name} must be between 0 and 1, got {value}")
-    total = p_latest + p_past + p_bots
-    if abs(total - 1) > 1e-6:
-        raise ConfigError(
-            f"{section}.p_latest + {section}.p_past + {section}.p_bots must be 1, got {total:g}"
-        )
-
-
-def check_bots(section: str, bots: list[str], weights: list[float], p_bots: float) -> None:
-    """A pool's bot names and their weights."""
-    if p_bots > 0 and not bots:
-        raise ConfigError(f"{section}.bots must name at least one bot when {section}.p_bots > 0")
-    check_names(f"{section}.bots", bots)
-    check_weights(f"{section}.bot_weights", weights, len(bots), f"{section}.bots")
 
 
 def check_weights(name: str, weights: list[float], size: int, what: str) -> None:

@@ -56,7 +56,7 @@ from splut_env.encoding import (
     observation,
 )
 from splut_env.players import make_agent
-from splut_env.players.bots import evaluate
+from splut_env.players.bots import potential
 from splut_env.players.checkpoint import (
     CheckpointError,
     load_agent,
@@ -66,7 +66,7 @@ from splut_env.players.checkpoint import (
 from splut_env.players.network import NetworkShape, build_policy, shape_of
 from splut_env.rules import State
 from splut_env.rules.board import SEATS_IN_PLAY
-from training.config import ConfigError, RLlibConfig, load_config, to_dict
+from training.config import ConfigError, LeagueConfig, RLlibConfig, load_config, to_dict
 from training.evaluate import evaluate_agent
 from training.pool import weighted_choice
 from training.reports import results_table
@@ -93,7 +93,7 @@ class SplutMultiAgentEnv(MultiAgentEnv):
     ``seed`` (each env runner adds its own index so that runners play different games), and
     ``shaping``, ``gamma``: potential-based reward shaping as in ``training.train``, each
     agent getting ``shaping * (gamma * phi(s') - phi(s))`` between two of its observations,
-    ``phi`` being the bots' evaluation of its seat clipped to [-5, 5] (0 once it ended).
+    ``phi`` being :func:`~splut_env.players.bots.potential` of its seat (0 once it ended).
     """
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
@@ -222,7 +222,7 @@ class SplutMultiAgentEnv(MultiAgentEnv):
         return next(s for s, a in self._seat_agent.items() if a == agent)
 
     def _potential(self, agent: str) -> float:
-        return min(max(evaluate(self.state, self._seat(agent)), -5.0), 5.0)
+        return potential(self.state, self._seat(agent))
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat(agent)
@@ -290,7 +290,7 @@ def opponent_mapping(snapshots: list[str], p_latest: float, p_past: float):
 class LeagueCallback(RLlibCallback):
     """Logs the learner's wins and adds snapshots of ``main`` to the league (module doc)."""
 
-    def __init__(self, league: dict[str, Any]) -> None:
+    def __init__(self, league: LeagueConfig) -> None:
         super().__init__()
         self.league = league
         self.snapshots: list[str] = []
@@ -313,14 +313,15 @@ class LeagueCallback(RLlibCallback):
         runs = result.get(ENV_RUNNER_RESULTS, {})
         win, games = runs.get("learner_win", 0.0), runs.get("learner_games", 0)
         result["league_size"] = len(self.snapshots)
-        if games < self.league["min_games"] or win < self.league["win_rate"]:
+        league = self.league
+        if games < league.min_games or win < league.win_rate:
             return
         self.made += 1
         new = f"snapshot_{self.made}"
         self.snapshots.append(new)
-        dropped = self.snapshots[: -self.league["max_snapshots"]]
-        self.snapshots = self.snapshots[-self.league["max_snapshots"] :]
-        mapping = opponent_mapping(self.snapshots, self.league["p_latest"], self.league["p_past"])
+        dropped = self.snapshots[: -league.max_snapshots]
+        self.snapshots = self.snapshots[-league.max_snapshots :]
+        mapping = opponent_mapping(self.snapshots, league.p_latest, league.p_past)
         main = algorithm.get_module(MAIN)
         algorithm.add_module(
             module_id=new,
@@ -358,13 +359,6 @@ def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
     module = RLModuleSpec(
         module_class=SplutRLModule, model_config={"network": config.network.to_json()}
     )
-    league_settings = {
-        "win_rate": league.win_rate,
-        "min_games": league.min_games,
-        "max_snapshots": league.max_snapshots,
-        "p_latest": league.p_latest,
-        "p_past": league.p_past,
-    }
     return (
         RLlibPPOConfig()
         .environment(SplutMultiAgentEnv, env_config=env_config)
@@ -396,7 +390,7 @@ def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
             vf_loss_coeff=ppo.vf_coef,
             grad_clip=ppo.max_grad_norm,
         )
-        .callbacks(lambda: LeagueCallback(league_settings))
+        .callbacks(lambda: LeagueCallback(league))
         .debugging(seed=config.seed)
     )
 

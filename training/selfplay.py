@@ -19,6 +19,7 @@ import numpy as np
 
 from splut_env.envs.vector import SplutVectorEnv
 from splut_env.players import make_agent
+from splut_env.players.bots import POTENTIAL_BOUND
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
 from training.config import PoolConfig
 from training.pool import Snapshot, weighted_choice
@@ -27,7 +28,8 @@ from training.pool import Snapshot, weighted_choice
 class SelfPlayVecEnv(SplutVectorEnv):
     """``num_envs`` self-play games; see the module doc. ``shaping`` adds
     ``shaping * (gamma * phi(s') - phi(s))`` to the learner's rewards, ``phi`` being the bots'
-    static evaluation for the learner clipped to [-5, 5] (0 once its game is over)."""
+    static evaluation for the learner clipped to ±``POTENTIAL_BOUND`` (the batched form of
+    :func:`splut_env.players.bots.potential`; 0 once its game is over)."""
 
     def __init__(
         self,
@@ -117,4 +119,5 @@ class SelfPlayVecEnv(SplutVectorEnv):
     def _potential(self, rows: np.ndarray) -> np.ndarray:
         if not self.shaping:
             return np.zeros(len(rows))
-        return np.clip(self.games.evaluate(self.seat[rows], rows), -5.0, 5.0)
+        bound = POTENTIAL_BOUND
+        return np.clip(self.games.evaluate(self.seat[rows], rows), -bound, bound)

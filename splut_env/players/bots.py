@@ -96,6 +96,17 @@ def evaluate(state: State, seat: int) -> float:
     return _features(state, seat) - opp - 3.0 * len(others)
 
 
+#: Training's reward-shaping potential is :func:`evaluate` clipped to ± this.
+POTENTIAL_BOUND = 5.0
+
+
+def potential(state: State, seat: int) -> float:
+    """The reward-shaping potential of ``seat`` in ``state``: :func:`evaluate` clipped to
+    ±``POTENTIAL_BOUND`` (the self-play trainers' shaping; the search player takes it back
+    out of a network's value)."""
+    return min(max(evaluate(state, seat), -POTENTIAL_BOUND), POTENTIAL_BOUND)
+
+
 class RandomAgent(Agent):
     """Plays a uniformly random legal step."""
 

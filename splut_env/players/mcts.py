@@ -30,7 +30,7 @@ import torch
 
 from splut_env.common.agents import Agent
 from splut_env.encoding import observation_planes, step_id_to_action
-from splut_env.players.bots import evaluate
+from splut_env.players.bots import potential
 from splut_env.players.network import PolicyAgent
 from splut_env.players.tactics import iter_turn_outcomes
 from splut_env.rules.engine import State
@@ -156,7 +156,7 @@ class MCTSAgent(Agent):
         self.num_players = inner.num_players
         #: The reward-shaping weight the network was trained with: its value head learnt
         #: the shaped return, ``V(s) - shaping * phi(s)``, so the search adds
-        #: ``shaping * phi(s)`` back (``phi``: the bots' evaluation clipped to [-5, 5]).
+        #: ``shaping * phi(s)`` back (``phi``: :func:`~splut_env.players.bots.potential`).
         self.shaping = float(self.meta.get("reward_shaping", 0.0))
         self.name = f"{inner.name}{MCTS_SUFFIX}={simulations}"
 
@@ -232,8 +232,7 @@ class MCTSAgent(Agent):
             if not node.expanded:
                 node.expand(row, self.max_turns)
             if self.shaping:
-                phi = min(max(evaluate(node.state, node.mover), -5.0), 5.0)
-                value += self.shaping * phi
+                value += self.shaping * potential(node.state, node.mover)
             out[id(node)] = leaf_values(node.state, value)
         return out
 
