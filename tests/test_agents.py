@@ -9,10 +9,11 @@ import sys
 import pytest
 
 import splut_env
+from splut_env.batched.bots import CompiledAgent
 from splut_env.common.agents import Agent, AgentRegistry
 from splut_env.envs.gym import SplutGymEnv
 from splut_env.players import PLAYERS
-from splut_env.players.bots import GreedyAgent, RandomAgent, SearchAgent
+from splut_env.players.bots import GreedyAgent, RandomAgent
 from training.config import parse_config
 
 
@@ -29,7 +30,8 @@ def test_built_in_names_make_their_bots():
     assert isinstance(splut_env.make_agent("random"), RandomAgent)
     assert isinstance(splut_env.make_agent("greedy"), GreedyAgent)
     hard = splut_env.make_agent("search:hard", seed=3)
-    assert isinstance(hard, SearchAgent) and hard.level == "hard"
+    assert isinstance(hard, CompiledAgent) and hard.level == "hard"
+    assert splut_env.make_agent("search:expert").name == "search:expert"
 
 
 def test_entry_points_are_imported_only_when_an_agent_is_made():

@@ -74,5 +74,5 @@ def test_search_levels_and_registry():
     assert (SearchAgent("easy").depth, SearchAgent("hard").depth) == (2, 3)
     with pytest.raises(ValueError, match="unknown search level 'expert'"):
         SearchAgent("expert")
-    with pytest.raises(ValueError, match="unknown agent 'search:expert'"):
-        make_agent("search:expert")
+    with pytest.raises(ValueError, match="unknown agent 'search:impossible'"):
+        make_agent("search:impossible")

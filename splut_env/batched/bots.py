@@ -21,8 +21,9 @@ from numba.typed import Dict
 
 from splut_env.batched import kernels as K
 from splut_env.batched.games import BatchedGames
-from splut_env.players.bots import WIN, SearchAgent
+from splut_env.players.bots import WIN, SearchAgent, TurnPlanner
 from splut_env.rules.board import TROLL_BASE
+from splut_env.rules.engine import State
 
 #: Greedy looks for a safe turn among this many of its best-evaluated turns.
 CANDIDATES = 40
@@ -230,9 +231,11 @@ def _search(g, seat, depth, beam):
 
 
 @njit(cache=True)
-def _choose(g, depth, width, beam):
-    """The steps (board frame, -1 padded) of the turn greedy (``depth`` 1) or a search bot
-    chooses from position ``g``."""
+def _choose(g, depth, width, beam, nodes, weights, tt, tt_value):
+    """The steps (board frame, -1 padded) of the turn greedy (``depth`` 1), a search bot, or
+    the expert (``nodes`` > 0) chooses from position ``g``."""
+    if nodes > 0:
+        return _expert_choose(g, depth, nodes, weights, tt, tt_value)
     ends, seqs = _turn_ends(g)
     chosen = np.empty(max(width, 1), dtype=np.int64)
     n = _candidates(g, ends, width, chosen)
@@ -247,11 +250,207 @@ def _choose(g, depth, width, beam):
     return seqs[best]
 
 
+# --- the expert: iterative deepening alpha-beta over whole turns -----------------------------
+
+#: The expert's evaluation weights, in the order of :func:`_weighted_features`: dwarf alive,
+#: per rock next to the troll (at most two), per square from the troll to the nearest rock,
+#: per square from the troll to the nearest enemy wizard, per standing kill throw, per
+#: opponent alive. The bots' evaluation is ``(1.0, 0.4, 0.1, 0.1, 0.5, 3.0)``.
+EXPERT_WEIGHTS = (1.0, 0.4, 0.1, 0.1, 0.5, 3.0)
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+_TT_SIZE = 1 << 17
+#: A value this close to ``WIN`` is a forced win or loss found by the search.
+_DECIDED = WIN - 100
+
+
 @njit(cache=True)
-def bot_actions(games, rows, depth, width, beam, seed, plans, expect, out):
+def _weighted_features(g, seat, w):
+    """``f(seat)`` of the bots' evaluation with the weights ``w``."""
+    base = K.POS + seat * 3
+    x = g[base + 1]
+    score = w[0] if g[base + 2] >= 0 else 0.0
+    adjacent = 0
+    for d in range(4):
+        t = K._NB[d, x]
+        if t >= 0 and g[K.CELLS + t] == K.ROCK:
+            adjacent += 1
+    score += w[1] * min(adjacent, 2)
+    nearest = 1000
+    for k in range(4):
+        nearest = min(nearest, K._DIST[x, g[K.ROCKS + k]])
+    score -= w[2] * nearest
+    nearest = -1
+    for k in range(g[K.NUM_SEATS]):
+        s = g[K.SEATS + k]
+        wiz = g[K.POS + s * 3]
+        if s != seat and wiz >= 0 and (nearest < 0 or K._DIST[x, wiz] < nearest):
+            nearest = K._DIST[x, wiz]
+    if nearest >= 0:
+        score -= w[3] * nearest
+    return score + w[4] * K._kill_throws(g, seat)
+
+
+@njit(cache=True)
+def _weighted_evaluate(g, seat, w):
+    """The bots' evaluation (:func:`splut_env.players.bots.evaluate`) with weights ``w``."""
+    if g[K.POS + seat * 3] < 0:
+        return -WIN
+    total = 0.0
+    others = 0
+    for k in range(g[K.NUM_SEATS]):
+        s = g[K.SEATS + k]
+        if s != seat and g[K.POS + s * 3] >= 0:
+            total += _weighted_features(g, s, w)
+            others += 1
+    if others == 0:
+        return WIN
+    return _weighted_features(g, seat, w) - total / others - w[5] * others
+
+
+@njit(cache=True)
+def _terminal_value(g, seat, ply):
+    """A finished game (or ``seat`` out) seen ``ply`` turns from the root; quicker wins and
+    slower losses are worth more."""
+    if g[K.POS + seat * 3] < 0:
+        return -WIN + ply
+    if K._alive_count(g) == 1:
+        return WIN - ply
+    return 0.0
+
+
+@njit(cache=True)
+def _leaf(g, seat, ply, w):
+    """A search leaf for ``seat``, extended by one exact turn: lost if the player to move can
+    kill ``seat``'s wizard with its turn, won if it is ``seat`` with one opponent left that it
+    can kill; else the weighted evaluation."""
+    mover = g[K.TO_MOVE]
+    if mover != seat:
+        if _threatens(g, seat):
+            return -WIN + ply + 1
+    elif K._alive_count(g) == 2:
+        for k in range(g[K.NUM_SEATS]):
+            s = g[K.SEATS + k]
+            if s != seat and g[K.POS + s * 3] >= 0 and _threatens(g, s):
+                return WIN - ply - 1
+    return _weighted_evaluate(g, seat, w)
+
+
+@njit(
+    "float64(int64[::1], int64, int64, float64, float64, int64, float64[::1], int64[:, ::1],"
+    " float64[::1], int64[::1])",
+    cache=True,
+)
+def _alphabeta(g, seat, depth, alpha, beta, ply, w, tt, tt_value, budget):
+    """The value of ``g`` for ``seat`` searched ``depth`` turns deep (paranoid: every
+    opponent minimises it), with a transposition table of the positions turns end in and
+    the best turn first. ``budget``: nodes used, the limit, and 1 once it ran out (then the
+    value means nothing)."""
+    if g[K.TO_MOVE] < 0 or g[K.POS + seat * 3] < 0:
+        return _terminal_value(g, seat, ply)
+    budget[0] += 1
+    if depth == 0:
+        return _leaf(g, seat, ply, w)
+    if budget[0] > budget[1]:
+        budget[2] = 1
+        return 0.0
+    key = _key(g)
+    slot = key & (tt.shape[0] - 1)
+    first = -1
+    if tt[slot, 0] == key:
+        first = tt[slot, 3]
+        if tt[slot, 1] >= depth:
+            value, flag = tt_value[slot], tt[slot, 2]
+            if (
+                flag == _EXACT
+                or (flag == _LOWER and value >= beta)
+                or (flag == _UPPER and value <= alpha)
+            ):
+                return value
+    ends, _ = _turn_ends(g)
+    n = ends.shape[0]
+    ours = g[K.TO_MOVE] == seat
+    keys = np.empty(n)
+    for k in range(n):
+        value = _weighted_evaluate(ends[k], seat, w)
+        keys[k] = -value if ours else value
+    if 0 <= first < n:
+        keys[first] = -np.inf
+    order = np.argsort(keys)
+    low, high = alpha, beta
+    best = order[0]
+    result = -np.inf if ours else np.inf
+    for j in range(n):
+        k = order[j]
+        value = _alphabeta(ends[k], seat, depth - 1, alpha, beta, ply + 1, w, tt, tt_value, budget)
+        if budget[2]:
+            return 0.0
+        if ours and value > result:
+            result, best = value, k
+            alpha = max(alpha, value)
+        elif not ours and value < result:
+            result, best = value, k
+            beta = min(beta, value)
+        if alpha >= beta:
+            break
+    flag = _EXACT
+    if result <= low:
+        flag = _UPPER
+    elif result >= high:
+        flag = _LOWER
+    tt[slot, 0], tt[slot, 1], tt[slot, 2], tt[slot, 3] = key, depth, flag, best
+    tt_value[slot] = result
+    return result
+
+
+@njit(cache=True)
+def _expert_choose(g, max_depth, nodes, w, tt, tt_value):
+    """The expert's turn from ``g``: iterative deepening, one more turn of depth while the
+    node budget lasts (the best turn of a search cut short is kept if it searched the last
+    iteration's best first), stopping once a win or loss is forced."""
+    seat = g[K.TO_MOVE]
+    ends, seqs = _turn_ends(g)
+    n = ends.shape[0]
+    static = np.empty(n)
+    for k in range(n):
+        static[k] = _weighted_evaluate(ends[k], seat, w)
+    order = np.argsort(-static + np.random.random(n) * 1e-6)
+    if n == 1 or static[order[0]] >= WIN:
+        return seqs[order[0]]
+    tt[:, 0] = 0
+    budget = np.array([0, nodes, 0], dtype=np.int64)
+    best = order[0]
+    values = np.empty(n)
+    for depth in range(1, max_depth + 1):
+        alpha = -np.inf
+        found = -1
+        values[:] = -np.inf
+        for j in range(n):
+            k = order[j]
+            value = _alphabeta(ends[k], seat, depth - 1, alpha, np.inf, 1, w, tt, tt_value, budget)
+            if budget[2]:
+                break
+            values[k] = value
+            if value > alpha:
+                alpha, found = value, k
+        if found >= 0:
+            best = found
+        if budget[2] or abs(alpha) >= _DECIDED:
+            break
+        order = np.argsort(-values + np.random.random(n) * 1e-6, kind="mergesort")
+    return seqs[best]
+
+
+@njit(cache=True)
+def _seed(seed):
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def bot_actions(games, rows, params, weights, tt, tt_value, seed, plans, expect, out):
     """``out[i]``: the bot's action (in the mover's frame) in row ``rows[i]``, -1 if over.
     A turn is chosen at its first step and played from ``plans[row]`` (the steps still to
     play, -1 padded) while the position is the one expected (``expect[row]``, its hash)."""
+    depth, width, beam, nodes = params[0], params[1], params[2], params[3]
     np.random.seed(seed)
     after = np.empty(K.WIDTH, dtype=np.int64)
     for i in range(rows.shape[0]):
@@ -265,7 +464,7 @@ def bot_actions(games, rows, depth, width, beam, seed, plans, expect, out):
             plans[row, 0] = plans[row, 1]
             plans[row, 1] = plans[row, 2]
         else:
-            seq = _choose(g, depth, width, beam)
+            seq = _choose(g, depth, width, beam, nodes, weights, tt, tt_value)
             sid = seq[0]
             plans[row, 0] = seq[1]
             plans[row, 1] = seq[2]
@@ -277,21 +476,50 @@ def bot_actions(games, rows, depth, width, beam, seed, plans, expect, out):
         out[i] = K._ROT_ID[g[K.TO_MOVE], sid]
 
 
-#: name: (depth, width, beam), as ``splut_env.players.bots``; greedy is depth 1, width 1.
-LEVELS = {"greedy": (1, 1, 1), **{f"search:{k}": v for k, v in SearchAgent.LEVELS.items()}}
+#: The expert's budget: at most this many turns deep, and this many positions searched.
+EXPERT_DEPTH, EXPERT_NODES = 8, 4000
+
+#: name: (depth, width, beam, nodes); greedy is depth 1, width 1; the search bots as
+#: ``splut_env.players.bots``; ``nodes`` > 0 is the expert's alpha-beta.
+LEVELS = {
+    "greedy": (1, 1, 1, 0),
+    **{f"search:{k}": (*v, 0) for k, v in SearchAgent.LEVELS.items()},
+    "search:expert": (EXPERT_DEPTH, 0, 0, EXPERT_NODES),
+}
 
 
 class BatchedBot:
-    """``greedy`` or ``search:easy|medium|hard`` for the games of a :class:`BatchedGames`,
-    compiled (see the module doc)."""
+    """``greedy``, ``search:easy|medium|hard`` or ``search:expert`` for the games of a
+    :class:`BatchedGames`, compiled (see the module doc). ``weights`` replaces the expert's
+    evaluation weights (:data:`EXPERT_WEIGHTS`)."""
 
-    def __init__(self, name: str = "greedy", seed: int | None = None) -> None:
+    def __init__(
+        self,
+        name: str = "greedy",
+        seed: int | None = None,
+        weights: tuple[float, ...] | None = None,
+        nodes: int | None = None,
+    ) -> None:
         if name not in LEVELS:
             raise ValueError(f"unknown compiled bot {name!r}: expected one of {list(LEVELS)}")
         self.name = name
-        self.depth, self.width, self.beam = LEVELS[name]
+        self.params = np.array(LEVELS[name], dtype=np.int64)
+        if nodes is not None:
+            if self.params[3] == 0 or nodes < 1:
+                raise ValueError(f"a node budget ({nodes!r}) is for search:expert, at least 1")
+            self.params[3] = nodes
+        self.weights = np.array(EXPERT_WEIGHTS if weights is None else weights, dtype=np.float64)
+        if self.weights.shape != (len(EXPERT_WEIGHTS),):
+            raise ValueError(
+                f"expert weights {weights!r}: expected {len(EXPERT_WEIGHTS)} numbers "
+                "(dwarf, rock next to troll, rock distance, wizard distance, kill throw, opponent)"
+            )
+        size = _TT_SIZE if self.params[3] else 1
+        self._tt = np.zeros((size, 4), dtype=np.int64)
+        self._tt_value = np.zeros(size)
         self._rng = np.random.default_rng(seed)
         self._games: BatchedGames | None = None
+        self._single: BatchedGames | None = None
         self._plans: np.ndarray | None = None
         self._expect = np.zeros(0, dtype=np.int64)
 
@@ -310,10 +538,61 @@ class BatchedBot:
         out = np.empty(rows.size, dtype=np.int64)
         seed = int(self._rng.integers(2**31))
         bot_actions(
-            *(games.games, rows, self.depth, self.width, self.beam, seed),
+            *(games.games, rows, self.params, self.weights, self._tt, self._tt_value, seed),
             *(self._plans, self._expect, out),
         )
         return out
 
+    def plan_turn(self, state: State) -> tuple[int, ...]:
+        """The step ids (board frame) of the turn the bot plays from ``state``."""
+        if self._single is None:
+            self._single = BatchedGames(1, len(state.seats))
+        self._single.set_state(0, state)
+        _seed(int(self._rng.integers(2**31)))
+        depth, width, beam, nodes = (int(v) for v in self.params)
+        seq = _choose(
+            self._single.games[0], depth, width, beam, nodes, self.weights, self._tt, self._tt_value
+        )
+        return tuple(int(sid) for sid in seq if sid >= 0)
+
     def __repr__(self) -> str:
         return f"BatchedBot({self.name!r})"
+
+
+class CompiledAgent(TurnPlanner):
+    """A compiled bot as a scalar :class:`~splut_env.common.agents.Agent`, one game at a
+    time: how ``make_agent`` plays ``search:easy|medium|hard|expert``."""
+
+    def __init__(self, name: str = "search:expert", seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.name = name
+        self.level = name.partition(":")[2]
+        self._bot = BatchedBot(name, seed=seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._bot.reset(seed)
+
+    def plan_turn(self, state: State) -> tuple[int, ...]:
+        return self._bot.plan_turn(state)
+
+
+def easy(seed: int | None = None) -> CompiledAgent:
+    """``search:easy``."""
+    return CompiledAgent("search:easy", seed=seed)
+
+
+def medium(seed: int | None = None) -> CompiledAgent:
+    """``search:medium``."""
+    return CompiledAgent("search:medium", seed=seed)
+
+
+def hard(seed: int | None = None) -> CompiledAgent:
+    """``search:hard``."""
+    return CompiledAgent("search:hard", seed=seed)
+
+
+def expert(seed: int | None = None) -> CompiledAgent:
+    """``search:expert``: iterative deepening alpha-beta over whole turns (see the module
+    doc)."""
+    return CompiledAgent("search:expert", seed=seed)

@@ -9,7 +9,42 @@ itself on import.
 
 from __future__ import annotations
 
+from functools import partial
+from pathlib import Path
+
 from splut_env.common.agents import Agent, AgentRegistry, Factory
+
+#: The strongest player shipped for each table size, as measured in the README's ladder and
+#: the model cards: ``make_agent("best:2p")`` plays it. Checkpoint paths are relative to the
+#: working folder or, failing that, to the repository the package was installed from.
+BEST = {
+    2: "checkpoints/splut_2p.zip:shield",
+    3: "checkpoints/splut_3p.zip:shield",
+    4: "checkpoints/splut_4p.zip:shield",
+}
+
+
+def best_spec(num_players: int) -> str:
+    """The spec of ``best:<num_players>p`` (:data:`BEST`), its checkpoint path resolved;
+    raises ``ValueError`` if that file is in neither place."""
+    spec = BEST[num_players]
+    path, _, suffix = spec.partition(".zip")
+    if not suffix and path == spec:
+        return spec  # a registered name
+    here = Path(path + ".zip")
+    shipped = Path(__file__).resolve().parents[2] / here
+    for candidate in (here, shipped):
+        if candidate.is_file():
+            return str(candidate) + suffix
+    raise ValueError(
+        f"best:{num_players}p is {spec!r}, a file shipped in the repository's checkpoints/: "
+        f"found neither {str(here.resolve())!r} nor {str(shipped)!r}"
+    )
+
+
+def _best(num_players: int, seed: int | None = None) -> Agent:
+    return PLAYERS.make(best_spec(num_players), seed=seed)
+
 
 #: Splut!'s agents by name; ``make_agent`` also reads checkpoint paths (``*.zip``,
 #: ``*.zip:shield``, ``*.zip:mcts[=N]``).
@@ -17,9 +52,11 @@ PLAYERS = AgentRegistry(
     {
         "random": "splut_env.players.bots:RandomAgent",
         "greedy": "splut_env.players.bots:GreedyAgent",
-        "search:easy": "splut_env.players.bots:easy",
-        "search:medium": "splut_env.players.bots:medium",
-        "search:hard": "splut_env.players.bots:hard",
+        "search:easy": "splut_env.batched.bots:easy",
+        "search:medium": "splut_env.batched.bots:medium",
+        "search:hard": "splut_env.batched.bots:hard",
+        "search:expert": "splut_env.batched.bots:expert",
+        **{f"best:{n}p": partial(_best, n) for n in BEST},
     },
     files="splut_env.players.checkpoint:agent_from_spec",
     files_help="a checkpoint path (*.zip, *.zip:shield, *.zip:mcts or *.zip:mcts=N)",
@@ -28,7 +65,7 @@ PLAYERS = AgentRegistry(
 
 def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     """An agent from a registered name (``"random"``, ``"greedy"``,
-    ``"search:easy|medium|hard"`` or one given to :func:`register_agent`), a checkpoint path
+    ``"search:easy|medium|hard|expert"``, ``"best:2p|3p|4p"`` or one given to :func:`register_agent`), a checkpoint path
     (``*.zip``; ``*.zip:shield`` adds the rules' tactical check, ``*.zip:mcts[=N]`` a tree
     search over the network), or ``spec`` itself."""
     return PLAYERS.make(spec, seed=seed)
