@@ -23,13 +23,22 @@ def test_wilson_interval_known_values():
 def test_elo_known_values():
     games = [("a", "b", 1.0)] * 3 + [("a", "b", 0.0)]
     r = elo_ratings(["a", "b"], games, prior_games=0, anchor="b")
-    assert r["a"] == pytest.approx(400 * math.log10(3), abs=1e-6) and r["b"] == 0
+    assert r["a"][0] == pytest.approx(400 * math.log10(3), abs=1e-6) and r["b"] == (0, 0)
+    # Its standard error: 1 / sqrt(n p (1 - p)) in natural units, here n = 4, p = 3/4.
+    assert r["a"][1] == pytest.approx(400 / math.log(10) / math.sqrt(4 * 0.75 * 0.25))
     # Draws count half; equal results give equal ratings around the mean.
     r = elo_ratings(["a", "b"], [("a", "b", 0.5)] * 4 + [("b", "a", 1.0), ("a", "b", 1.0)])
-    assert r["a"] == pytest.approx(r["b"]) == pytest.approx(0)
+    assert r["a"][0] == pytest.approx(r["b"][0]) == pytest.approx(0)
     # An unbeaten agent keeps a finite rating thanks to the prior; the order is respected.
     r = elo_ratings(["x", "y", "z"], [("x", "y", 1.0)] * 5 + [("y", "z", 1.0)] * 5, anchor="z")
-    assert math.isfinite(r["x"]) and r["x"] > r["y"] > r["z"] == 0
+    assert math.isfinite(r["x"][0]) and r["x"][0] > r["y"][0] > r["z"][0] == 0
+    # x met only y: its rating is less certain than y's; more games narrow the interval.
+    assert r["x"][1] > r["y"][1] > 0
+    more = elo_ratings(["x", "y", "z"], [("x", "y", 1.0)] * 50 + [("y", "z", 1.0)] * 50)
+    assert (
+        more["y"][1]
+        < elo_ratings(["x", "y", "z"], [("x", "y", 1.0)] * 5 + [("y", "z", 1.0)] * 5)["y"][1]
+    )
 
 
 def test_finishing_ranks_and_ffa_ratings():
@@ -65,11 +74,12 @@ def test_end_to_end_two_players(tmp_path, capsys):
                    "--max-turns", "60", "--out", str(out)])  # fmt: skip
     printed = capsys.readouterr().out
     assert "Chance level: 50.0%" in printed and "Elo (random = 0)" in printed
-    for name in ("summary.md", "agents.csv", "seats.csv", "games.txt", "plot.png"):
+    for name in evaluate.OUTPUTS:
         assert (out / name).stat().st_size > 0
     with open(out / "agents.csv") as f:
         rows = {r["agent"]: r for r in csv.DictReader(f)}
     assert int(rows["greedy"]["games"]) == 4 and int(rows["greedy"]["wins"]) == 4
+    assert float(rows["greedy"]["rating"]) > 0 and float(rows["greedy"]["rating_sigma"]) > 0
     games = replay.read_games(out / "games.txt")
     assert len(games) == 4
     states = replay.positions(*games[0])

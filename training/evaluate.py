@@ -254,7 +254,7 @@ def summarize(
             ffa_games.append((spec.table, finishing_ranks(players, rec.eliminated)))
     if players == 2:
         anchor = "random" if "random" in labels else None
-        ratings = {a: (r, None) for a, r in elo_ratings(labels, elo_games, anchor=anchor).items()}
+        ratings = elo_ratings(labels, elo_games, anchor=anchor)
     else:
         ratings = ffa_ratings(labels, ffa_games)
     return {"agents": per_agent, "seats": per_seat, "pairs": pair_score, "ratings": ratings}
@@ -269,7 +269,7 @@ def report(labels: Sequence[str], players: int, summary: dict) -> str:
     per_agent, ratings = summary["agents"], summary["ratings"]
     if players == 2:
         anchor = "random = 0" if "random" in labels else "mean 0"
-        rating_head = f"Elo ({anchor})"
+        rating_head = f"Elo ({anchor}) ± 95 % CI"
     else:
         rating_head = "rating μ ± σ (Plackett–Luce)"
     lines = [
@@ -284,7 +284,7 @@ def report(labels: Sequence[str], players: int, summary: dict) -> str:
         t = per_agent[a]
         lo, hi = wilson(t.wins, t.games)
         mu, sigma = ratings[a]
-        rating = f"{mu:+.0f}" if sigma is None else f"{mu:.1f} ± {sigma:.1f}"
+        rating = f"{mu:+.0f} ± {Z95 * sigma:.0f}" if players == 2 else f"{mu:.1f} ± {sigma:.1f}"
         ms = 1000 * t.think / max(t.decisions, 1)
         lines.append(
             f"| {a} | {t.games} | {t.wins} | {t.draws} | {t.losses} | {_pct(t.wins / max(t.games, 1))} "
@@ -320,7 +320,8 @@ def report(labels: Sequence[str], players: int, summary: dict) -> str:
     return "\n".join(lines)
 
 
-OUTPUTS = ("summary.md", "agents.csv", "seats.csv", "games.txt", "plot.png")
+OUTPUTS = ("summary.md", "agents.csv", "seats.csv", "games.txt", "plot.png", "ratings.png")
+Z95 = 1.959964
 
 
 def prepare_out(out: Path) -> None:
@@ -377,7 +378,7 @@ def write_outputs(
                     hi,
                     t.turns / max(t.games, 1),
                     mu,
-                    sigma if sigma is not None else "",
+                    sigma,
                     1000 * t.think / max(t.decisions, 1),
                 ]
             )
@@ -396,6 +397,8 @@ def write_outputs(
             f.write(f"# game {spec.index}: {seated}; {result} after {rec.turns} turns\n")
             f.write(log_line(rec.start_spn, rec.steps) + "\n")
     plot(out / "plot.png", labels, players, summary)
+    if players == 2:
+        plot_ratings(out / "ratings.png", labels, summary)
 
 
 def plot(path: Path, labels: Sequence[str], players: int, summary: dict) -> None:
@@ -430,6 +433,36 @@ def plot(path: Path, labels: Sequence[str], players: int, summary: dict) -> None
         ax.barh(order[::-1], mus[::-1], xerr=sigmas[::-1], color="tab:blue", alpha=0.8)
         ax.set_xlabel("Plackett–Luce rating μ (bars: ±σ)")
         ax.set_title(f"{players}-player free-for-all ratings")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_ratings(path: Path, labels: Sequence[str], summary: dict) -> None:
+    """2 players: the Elo ratings with their 95 % intervals, each agent's cost per step
+    beside its name."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = sorted(labels, key=lambda a: summary["ratings"][a][0])
+    elo = [summary["ratings"][a][0] for a in order]
+    half = [Z95 * summary["ratings"][a][1] for a in order]
+    names = []
+    for a in order:
+        t = summary["agents"][a]
+        names.append(f"{a}\n{1000 * t.think / max(t.decisions, 1):.1f} ms/step")
+    fig, ax = plt.subplots(figsize=(8, 0.7 * len(order) + 1.5))
+    ax.errorbar(elo, range(len(order)), xerr=half, fmt="o", capsize=4, color="tab:blue")
+    for y, e in enumerate(elo):
+        ax.annotate(f"{e:+.0f}", (e, y), textcoords="offset points", xytext=(0, 7), ha="center")
+    ax.set_yticks(range(len(order)), names)
+    anchor = "random = 0" if "random" in labels else "mean = 0"
+    games = sum(summary["agents"][a].games for a in labels) // 2
+    ax.set_xlabel(f"Elo ({anchor}), bars: 95 % interval")
+    ax.set_title(f"2-player ladder: Bradley–Terry ratings from {games} games")
+    ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 
 def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
     """The Wilson score interval of a proportion (95 % by default); ``(0, 1)`` when n = 0."""
@@ -17,29 +19,11 @@ def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def elo_ratings(
-    names: Sequence[str],
-    games: Sequence[tuple[str, str, float]],
-    prior_games: float = 1.0,
-    anchor: str | None = None,
-) -> dict[str, float]:
-    """Maximum-likelihood Elo ratings (the Bradley–Terry model) of 2-player results.
-
-    ``games`` holds ``(a, b, score_of_a)`` with score 1, 0.5 (draw) or 0. Each agent also
-    gets ``prior_games`` virtual games, half won, against a virtual opponent rated 0, so
-    that unbeaten agents keep a finite rating. Ratings are shifted so that ``anchor`` (or,
-    without one, the mean) is 0. Fitted with Hunter's MM algorithm; order-independent.
-    """
-    index = {n: i for i, n in enumerate(names)}
-    k = len(names)
-    wins = [prior_games / 2] * k
-    pairs: dict[tuple[int, int], float] = {}
-    for a, b, score in games:
-        i, j = index[a], index[b]
-        wins[i] += score
-        wins[j] += 1 - score
-        key = (min(i, j), max(i, j))
-        pairs[key] = pairs.get(key, 0.0) + 1
+def _bradley_terry(
+    k: int, wins: list[float], pairs: dict[tuple[int, int], float], prior_games: float
+) -> list[float]:
+    """Bradley–Terry strengths by Hunter's MM algorithm (a virtual opponent of strength 1
+    met ``prior_games`` times by everyone)."""
     gamma = [1.0] * k
     for _ in range(10_000):
         new = []
@@ -53,9 +37,62 @@ def elo_ratings(
         gamma = new
         if change < 1e-10:
             break
+    return gamma
+
+
+def elo_ratings(
+    names: Sequence[str],
+    games: Sequence[tuple[str, str, float]],
+    prior_games: float = 1.0,
+    anchor: str | None = None,
+) -> dict[str, tuple[float, float]]:
+    """Maximum-likelihood Elo ratings (the Bradley–Terry model) of 2-player results, each
+    with its standard error: ``{name: (elo, sigma)}``.
+
+    ``games`` holds ``(a, b, score_of_a)`` with score 1, 0.5 (draw) or 0. Each agent also
+    gets ``prior_games`` virtual games, half won, against a virtual opponent rated 0, so
+    that unbeaten agents keep a finite rating. Ratings are shifted so that ``anchor`` (or,
+    without one, the mean) is 0, and ``sigma`` is the standard error of that difference,
+    from the likelihood's curvature (the Fisher information). Fitted with Hunter's MM
+    algorithm; order-independent.
+    """
+    index = {n: i for i, n in enumerate(names)}
+    k = len(names)
+    wins = [prior_games / 2] * k
+    pairs: dict[tuple[int, int], float] = {}
+    for a, b, score in games:
+        i, j = index[a], index[b]
+        wins[i] += score
+        wins[j] += 1 - score
+        key = (min(i, j), max(i, j))
+        pairs[key] = pairs.get(key, 0.0) + 1
+    gamma = _bradley_terry(k, wins, pairs, prior_games)
+    info = np.zeros((k, k))
+    for i in range(k):
+        p = gamma[i] / (gamma[i] + 1.0)
+        info[i, i] += prior_games * p * (1 - p)
+    for (a, b), n in pairs.items():
+        p = gamma[a] / (gamma[a] + gamma[b])
+        w = n * p * (1 - p)
+        info[a, a] += w
+        info[b, b] += w
+        info[a, b] -= w
+        info[b, a] -= w
+    cov = np.linalg.pinv(info)
+    shift = np.zeros(k)
+    if anchor is not None:
+        shift[index[anchor]] = 1.0
+    else:
+        shift[:] = 1.0 / k
+    scale = 400 / math.log(10)
     elo = [400 * math.log10(g) for g in gamma]
-    shift = elo[index[anchor]] if anchor is not None else sum(elo) / k
-    return {n: elo[index[n]] - shift for n in names}
+    base = sum(e * s for e, s in zip(elo, shift, strict=True))
+    out = {}
+    for n in names:
+        d = -shift.copy()
+        d[index[n]] += 1.0
+        out[n] = (elo[index[n]] - base, scale * math.sqrt(max(float(d @ cov @ d), 0.0)))
+    return out
 
 
 def finishing_ranks(num_seats: int, eliminated: Sequence[int]) -> list[int]:
