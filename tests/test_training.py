@@ -465,6 +465,30 @@ def test_teacher_games_and_imitation_fit():
     assert metrics["accuracy"] > 0.8  # a small network memorises one game
 
 
+def test_dagger_rounds_label_the_students_games_with_the_teachers_steps():
+    """A DAgger round's positions come from the student's games (an untrained network, so
+    not greedy's), each labelled with the step greedy plays there; the data grows by each
+    round and the student is fitted on all of it."""
+    from training.pretrain import generate, warm_start
+
+    config = parse_config({"pretrain": {"games": 2, "epochs": 1, "batch_size": 64, "explore": 0.0,
+                                        "dagger_rounds": 2, "dagger_games": 2},
+                           "network": {"channels": 8, "blocks": 1, "features_dim": 32}})  # fmt: skip
+    policy = build_policy(config.network)
+    student = generate(config, False, student=policy, games=2, round_=1)
+    teacher = generate(config, False)
+    assert all(student["masks"][i, a] for i, a in enumerate(student["actions"]))
+    # Greedy's games are short; an untrained student's (nearly random steps) last longer.
+    assert len(student["actions"]) > len(teacher["actions"])
+    metrics = warm_start(policy, config, progress=False)
+    assert len(metrics["samples"]) == 3 and metrics["samples"][0] == len(teacher["actions"])
+    assert all(n > 0 for n in metrics["samples"])
+    with pytest.raises(ConfigError, match=r"pretrain\.dagger_rounds must be at least 0"):
+        parse_config({"pretrain": {"dagger_rounds": -1}})
+    with pytest.raises(ConfigError, match=r"needs pretrain\.games"):
+        parse_config({"pretrain": {"dagger_rounds": 1, "games": 0}})
+
+
 @pytest.mark.parametrize("players", [3, 4])
 def test_smoke_training_with_more_players(tmp_path, players):
     result = run_train("--config", "configs/smoke.yaml", "--runs", str(tmp_path),

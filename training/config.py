@@ -102,6 +102,10 @@ class PretrainConfig:
     epochs: int = 4
     batch_size: int = 256
     learning_rate: float = 1e-3
+    dagger_rounds: int = 0
+    """DAgger rounds after the imitation: the student plays, the teacher labels (0: none)."""
+    dagger_games: int = 1000
+    """Student games per DAgger round."""
 
 
 @dataclass
@@ -167,6 +171,17 @@ class TrainConfig:
         self.pool.check_draws("pool")
         if self.pretrain.games < 0:
             raise ConfigError(f"pretrain.games must be at least 0, got {self.pretrain.games}")
+        if self.pretrain.dagger_rounds < 0:
+            raise ConfigError(
+                f"pretrain.dagger_rounds must be at least 0, got {self.pretrain.dagger_rounds}"
+            )
+        if self.pretrain.dagger_rounds and (
+            self.pretrain.games < 1 or self.pretrain.dagger_games < 1
+        ):
+            raise ConfigError(
+                "pretrain.dagger_rounds needs pretrain.games and pretrain.dagger_games of at "
+                f"least 1, got {self.pretrain.games} and {self.pretrain.dagger_games}"
+            )
         if not 0 <= self.pretrain.explore <= 1:
             raise ConfigError(
                 f"pretrain.explore must be between 0 and 1, got {self.pretrain.explore}"

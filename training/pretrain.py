@@ -1,5 +1,5 @@
-"""Warm start before self-play: imitate a teacher bot (behaviour cloning) and fit the value
-head to the results of its games.
+"""Warm start before self-play: imitate a teacher bot (behaviour cloning, then DAgger) and
+fit the value head to the results of the games.
 
 The teacher (``pretrain.teacher``, e.g. ``greedy``) plays ``pretrain.games`` games against
 itself; with probability ``pretrain.explore`` a step is replaced by a random legal one so
@@ -8,6 +8,13 @@ player acted becomes one sample: the observation planes and mask of that player,
 teacher's action, and the game's result for that player discounted by the steps left
 (``gamma ** steps_to_end``). The policy is trained with cross-entropy on the teacher's
 actions (masked) and the value head with mean squared error, for ``pretrain.epochs``.
+
+Then ``pretrain.dagger_rounds`` rounds of DAgger: the student (the network just trained,
+sampling from its policy) plays ``pretrain.dagger_games`` games against itself, the teacher
+labels every position the student reaches with the step it would play there, those samples
+join the data, and the student is trained again on all of it. The student so learns what
+the teacher would do in the positions its own mistakes lead to, which imitation of the
+teacher's games alone never shows it.
 """
 
 from __future__ import annotations
@@ -22,62 +29,94 @@ from splut_env.batched import BatchedBot, BatchedGames
 from splut_env.batched.bots import LEVELS
 from splut_env.encoding import PLANE_TURN
 from splut_env.players import make_agent
+from splut_env.players.network import PolicyAgent
 from training.config import TrainConfig
 
 
-def generate(config: TrainConfig, progress: bool = True) -> dict[str, np.ndarray]:
-    """The teacher's self-play games, played together on the batched engine (``greedy`` and
-    the search bots in compiled kernels, other teachers game by game); all samples
-    concatenated, planes as uint8 with the turn fraction apart."""
+def warm_start(policy: Any, config: TrainConfig, progress: bool = True) -> dict:
+    """Imitation of the teacher's games, then the DAgger rounds (see the module doc); the
+    last fit's metrics, with the number of samples of each stage."""
+    p = config.pretrain
+    data = generate(config, progress=progress)
+    metrics = fit(policy, data, config, progress=progress)
+    sizes = [len(data["actions"])]
+    for round_ in range(1, p.dagger_rounds + 1):
+        labelled = generate(config, progress, student=policy, games=p.dagger_games, round_=round_)
+        data = {k: np.concatenate([data[k], labelled[k]]) for k in data}
+        sizes.append(len(labelled["actions"]))
+        metrics = fit(policy, data, config, progress=progress)
+    return {**metrics, "samples": sizes}
+
+
+def generate(
+    config: TrainConfig,
+    progress: bool = True,
+    student: Any | None = None,
+    games: int | None = None,
+    round_: int = 0,
+) -> dict[str, np.ndarray]:
+    """Games played together on the batched engine (``greedy`` and the search bots in
+    compiled kernels, other teachers game by game), each position labelled with the
+    teacher's step: the teacher's self-play games, or with ``student`` (a policy) the
+    student's, sampling its policy (DAgger round ``round_``). All samples concatenated,
+    planes as uint8 with the turn fraction apart."""
     p = config.pretrain
     n, max_turns = config.num_players, config.max_turns
-    size = min(p.games, 256)
-    games = BatchedGames(size, n, max_turns)
-    rng = np.random.default_rng(config.seed * 100_003)
-    compiled = BatchedBot(p.teacher, seed=config.seed) if p.teacher in LEVELS else None
+    total = p.games if games is None else games
+    size = min(total, 256)
+    batch = BatchedGames(size, n, max_turns)
+    rng = np.random.default_rng(config.seed * 100_003 + round_)
+    seed = config.seed + 7919 * round_
+    compiled = BatchedBot(p.teacher, seed=seed) if p.teacher in LEVELS else None
+    player = None
+    if student is not None:
+        student.set_training_mode(False)
+        player = PolicyAgent(student, deterministic=False)
+        player.reset(seed)
     own: dict[tuple[int, int], Any] = {}
     samples: list[list[tuple]] = [[] for _ in range(size)]
     parts: list[dict[str, np.ndarray]] = []
     started = size
     live = np.arange(size)
-    bar = tqdm(total=p.games, desc=f"{p.teacher} games", unit="game", disable=not progress)
+    what = f"{p.teacher} games" if player is None else f"DAgger round {round_}, student games"
+    bar = tqdm(total=total, desc=what, unit="game", disable=not progress)
     while live.size:
-        seats = games.to_move(live)
-        planes = games.observations(live)
-        masks = games.action_masks(live)
+        seats = batch.to_move(live)
+        planes = batch.observations(live)
+        masks = batch.action_masks(live)
         if compiled is not None:
-            actions = compiled.act_games(games, live)
+            actions = compiled.act_games(batch, live)
         else:
             actions = np.array(
                 [
                     own.setdefault(
                         (row, seat), make_agent(p.teacher, seed=int(rng.integers(2**31)))
-                    ).act(games.state(row))
+                    ).act(batch.state(row))
                     for row, seat in zip(live.tolist(), seats.tolist(), strict=True)
                 ]
             )
+        played = actions.copy() if player is None else player.act_batch(planes, masks)
         turns = planes[:, PLANE_TURN, 0, 0].copy()
         planes = planes.astype(np.uint8)
         for k, row in enumerate(live.tolist()):
             samples[row].append((planes[k], turns[k], masks[k], actions[k], seats[k]))
-        played = actions.copy()
         explore = np.flatnonzero(rng.random(live.size) < p.explore)
         if explore.size:
-            played[explore] = games.random_actions(rng, live[explore])
-        _, terminated, truncated = games.step(played, live)
+            played[explore] = batch.random_actions(rng, live[explore])
+        _, terminated, truncated = batch.step(played, live)
         ended = live[terminated | truncated]
-        winners = games.winner(ended) if ended.size else []
+        winners = batch.winner(ended) if ended.size else []
         for row, winner in zip(ended.tolist(), list(winners), strict=True):
             parts.append(_episode(samples[row], int(winner), config.ppo.gamma))
             samples[row] = []
             bar.update()
-            if started < p.games:
-                games.reset([row])
+            if started < total:
+                batch.reset([row])
                 started += 1
                 for seat in range(4):
                     own.pop((row, seat), None)
-        finished = games.to_move() < 0
-        live = np.flatnonzero(~finished & (games.turn() <= max_turns))
+        finished = batch.to_move() < 0
+        live = np.flatnonzero(~finished & (batch.turn() <= max_turns))
     bar.close()
     return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
 

@@ -122,8 +122,14 @@ def model_card(
         f"channels, {config.network.features_dim} features; MaskablePPO",
         "- warm start: "
         + (
-            f"imitation of {config.pretrain.teacher} over {config.pretrain.games} games "
-            f"(teacher agreement {100 * pretrain['accuracy']:.1f}%)"
+            f"imitation of {config.pretrain.teacher} over {config.pretrain.games} games"
+            + (
+                f", then {config.pretrain.dagger_rounds} DAgger rounds of "
+                f"{config.pretrain.dagger_games} student games labelled by the teacher"
+                if config.pretrain.dagger_rounds
+                else ""
+            )
+            + f" (teacher agreement {100 * pretrain['accuracy']:.1f}%)"
             if pretrain
             else "none"
         ),

@@ -51,7 +51,7 @@ from training.config import ConfigError, TrainConfig, load_config
 from training.config import to_dict as config_dict
 from training.evaluate import evaluate_agent
 from training.pool import SnapshotPool, opponent_kind
-from training.pretrain import fit, generate
+from training.pretrain import warm_start
 from training.sb3vec import SB3VecEnv
 from training.selfplay import SelfPlayVecEnv
 
@@ -80,8 +80,8 @@ class RunState:
     next_checkpoint: int = 0
     evals: list[dict[str, float]] = field(default_factory=list)
     """One row per periodic evaluation: steps, wall seconds, win rate per bot."""
-    pretrain: dict[str, float] | None = None
-    """The warm start's metrics (teacher agreement), if there was one."""
+    pretrain: dict[str, Any] | None = None
+    """The warm start's metrics (teacher agreement, samples per stage), if there was one."""
     time_split: dict[str, float] = field(
         default_factory=lambda: dict.fromkeys(reports.TIME_PARTS, 0.0)
     )
@@ -402,13 +402,11 @@ def main(argv: list[str] | None = None) -> Path:
     else:
         model = new_model(config, vec_env, run_dir)
 
-    # Warm start: imitate the teacher bot.
+    # Warm start: imitate the teacher bot, then DAgger.
     if checkpoint is None and config.pretrain.games > 0:
         started = time.time()
-        data = generate(config)
-        state.pretrain = fit(model.policy, data, config)
+        state.pretrain = warm_start(model.policy, config)
         state.wall_seconds += time.time() - started
-        del data
     if not pool.snapshots:
         pool.add(model.policy, model.num_timesteps)
         state.next_snapshot = next_multiple(model.num_timesteps, config.pool.snapshot_every)
