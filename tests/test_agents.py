@@ -34,6 +34,24 @@ def test_built_in_names_make_their_bots():
     assert splut_env.make_agent("search:expert").name == "search:expert"
 
 
+def test_best_names_give_the_documented_players(tmp_path, monkeypatch):
+    """``best:Np`` is the player :data:`BEST` names for N players, found from any working
+    folder (the repository's checkpoints/), and a clear error when its file is gone."""
+    from splut_env.players import BEST, best_spec
+
+    for n in (2, 3, 4):
+        agent = splut_env.make_agent(f"best:{n}p", seed=0)
+        assert agent.name == BEST[n].rpartition("/")[2]
+        assert best_spec(n).endswith(BEST[n])
+    monkeypatch.chdir(tmp_path)
+    assert splut_env.make_agent("best:2p").name == BEST[2].rpartition("/")[2]
+    monkeypatch.setitem(BEST, 2, "checkpoints/missing_2p.zip:shield")
+    with pytest.raises(ValueError, match="best:2p is 'checkpoints/missing_2p.zip:shield'"):
+        splut_env.make_agent("best:2p")
+    monkeypatch.setitem(BEST, 2, "search:expert")
+    assert splut_env.make_agent("best:2p").name == "search:expert"
+
+
 def test_entry_points_are_imported_only_when_an_agent_is_made():
     code = (
         "import sys; import splut_env; from splut_env.players import PLAYERS; "

@@ -1,16 +1,28 @@
-"""The bots in compiled kernels, for many games at once: :class:`BatchedBot` plays
-``greedy`` and ``search:easy|medium|hard``.
+"""The bots in compiled kernels, for many games at once (:class:`BatchedBot`) or one game
+at a time (:class:`CompiledAgent`, how ``make_agent`` plays them): ``greedy``,
+``search:easy|medium|hard`` and ``search:expert``.
 
-The same players as :class:`splut_env.players.bots.GreedyAgent` and
-:class:`~splut_env.players.bots.SearchAgent` (see there): greedy enumerates the positions
-its turn can end in, takes a winning or killing turn if there is one, else the
-best-evaluated of the first 40 turns after which no opponent can kill its wizard with one
-turn, else the best-evaluated turn; a search bot keeps ``width`` such turns and searches
-each ``depth`` turns deep. Ties between equal evaluations are broken by their own random
-draws (and turns are enumerated in another order), so they do not replay the scalar bots'
-games move for move. Like them, they choose a whole turn at its first step and play it step
-by step, choosing again if the position is not the one expected. Positions are told apart
-by a 64-bit hash.
+``greedy`` and the search levels are the same players as
+:class:`splut_env.players.bots.GreedyAgent` and :class:`~splut_env.players.bots.SearchAgent`
+(see there): greedy enumerates the positions its turn can end in, takes a winning or killing
+turn if there is one, else the best-evaluated of the first 40 turns after which no opponent
+can kill its wizard with one turn, else the best-evaluated turn; a search bot keeps
+``width`` such turns and searches each ``depth`` turns deep. Ties between equal evaluations
+are broken by their own random draws (and turns are enumerated in another order), so they
+do not replay the scalar bots' games move for move. Like them, they choose a whole turn at
+its first step and play it step by step, choosing again if the position is not the one
+expected. Positions are told apart by a 64-bit hash.
+
+``search:expert`` searches whole turns with alpha-beta (paranoid: with 3 or 4 players every
+opponent minimises its value), by iterative deepening, one more turn of depth at a time
+while its budget of :data:`EXPERT_NODES` positions lasts (up to :data:`EXPERT_DEPTH` turns).
+A transposition table of the positions turns end in keeps each position's best turn, which
+is searched first next time; the other turns are ordered by the evaluation. Every leaf is
+extended by one exact turn: a leaf where the player to move can kill the searching seat's
+wizard is a loss, one where the searching seat, with one opponent left, can kill it is a
+win. Decided values (wins and losses found by the search, sooner ones worth more) end the
+deepening. The evaluation is the bots' own (:data:`EXPERT_WEIGHTS`); :class:`BatchedBot`
+takes other weights.
 """
 
 from __future__ import annotations
