@@ -46,7 +46,7 @@ def test_best_names_give_the_documented_players(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert splut_env.make_agent("best:2p").name == BEST[2].rpartition("/")[2]
     monkeypatch.setitem(BEST, 2, "checkpoints/missing_2p.zip:shield")
-    with pytest.raises(ValueError, match="best:2p is 'checkpoints/missing_2p.zip:shield'"):
+    with pytest.raises(ValueError, match=r"best:2p is 'checkpoints/missing_2p\.zip:shield'"):
         splut_env.make_agent("best:2p")
     monkeypatch.setitem(BEST, 2, "search:expert")
     assert splut_env.make_agent("best:2p").name == "search:expert"

@@ -269,6 +269,98 @@ class RLlibConfig:
             raise ConfigError(f"eval_games must be at least 0, got {self.eval_games}")
 
 
+@dataclass
+class ExItEvalConfig:
+    every: int = 5
+    """Iterations between evaluations of the network alone (and after the last)."""
+    games: int = 40
+    """Games against each bot, seats alternated, from random openings of ``openings`` steps."""
+    openings: int = 2
+    bots: list[str] = field(default_factory=lambda: ["greedy", "search:medium", "search:hard"])
+    ladder: dict[str, float] = field(default_factory=dict)
+    """The bots' fixed Elo ratings (the README's ladder): the network gets a rating on the
+    same scale from its results against them (bots missing here are left out of it)."""
+
+
+@dataclass
+class ExItConfig:
+    """The config of ``training.expert_iteration`` (``configs/exit_2p.yaml``; the fields are
+    explained in that module's doc)."""
+
+    name: str = "exit"
+    num_players: int = 2
+    max_turns: int = 200
+    seed: int = 0
+    iterations: int = 20
+    games: int = 32
+    """Self-play games per iteration."""
+    workers: int = 2
+    """Processes playing the games (one torch thread each)."""
+    torch_threads: int = 2
+    """Threads of the training process's updates."""
+    full_simulations: int = 200
+    fast_simulations: int = 32
+    p_full: float = 0.25
+    c_puct: float = 1.5
+    dirichlet_alpha: float = 0.3
+    dirichlet_fraction: float = 0.25
+    sample_steps: int = 12
+    opening_steps: int = 2
+    replay_size: int = 100_000
+    updates: int = 200
+    """Adam steps per iteration."""
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    value_weight: float = 1.0
+    network: NetworkShape = field(default_factory=NetworkShape)
+    init_from: str = ""
+    """A player file to start from (same shape and table size), e.g. a distilled network."""
+    eval: ExItEvalConfig = field(default_factory=ExItEvalConfig)
+
+    def check(self) -> None:
+        check_run(self)
+        check_network(self.network)
+        check_positive(
+            [
+                ("iterations", self.iterations),
+                ("games", self.games),
+                ("workers", self.workers),
+                ("full_simulations", self.full_simulations),
+                ("fast_simulations", self.fast_simulations),
+                ("replay_size", self.replay_size),
+                ("updates", self.updates),
+                ("batch_size", self.batch_size),
+                ("eval.every", self.eval.every),
+            ]
+        )
+        for name, value in [
+            ("p_full", self.p_full),
+            ("dirichlet_fraction", self.dirichlet_fraction),
+        ]:
+            if not 0 <= value <= 1:
+                raise ConfigError(f"{name} must be between 0 and 1, got {value}")
+        for name, value in [
+            ("c_puct", self.c_puct),
+            ("dirichlet_alpha", self.dirichlet_alpha),
+            ("learning_rate", self.learning_rate),
+        ]:
+            if value <= 0:
+                raise ConfigError(f"{name} must be positive, got {value}")
+        for name, value in [
+            ("weight_decay", self.weight_decay),
+            ("value_weight", self.value_weight),
+            ("sample_steps", self.sample_steps),
+            ("opening_steps", self.opening_steps),
+            ("eval.games", self.eval.games),
+            ("eval.openings", self.eval.openings),
+        ]:
+            if value < 0:
+                raise ConfigError(f"{name} must be at least 0, got {value}")
+        check_names("eval.bots", self.eval.bots)
+        check_names("eval.ladder", list(self.eval.ladder))
+
+
 # --- checks shared by the trainers' configs (training.train, training.rllib) ----------------
 
 
@@ -382,6 +474,16 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
             if not numbers:
                 raise ConfigError(f"{where} must be a list of finite numbers, got {value!r}")
             values[key] = [float(v) for v in value]
+        elif hint == dict[str, float]:
+            if not isinstance(value, dict) or not all(
+                isinstance(k, str)
+                and isinstance(v, int | float)
+                and not isinstance(v, bool)
+                and math.isfinite(v)
+                for k, v in value.items()
+            ):
+                raise ConfigError(f"{where} must map names to finite numbers, got {value!r:.80}")
+            values[key] = {k: float(v) for k, v in value.items()}
         elif hint == tuple[int, ...]:
             if not isinstance(value, list) or not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in value

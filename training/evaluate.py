@@ -194,17 +194,19 @@ def evaluate_agent(
     seed: int,
     max_turns: int,
     progress: bool = False,
+    openings: int = 0,
 ) -> dict[str, tuple[int, int, int]]:
     """``agent`` against each of ``opponents`` (names or paths): for each, ``games`` games
     at a table of ``agent`` and ``num_players - 1`` copies of that opponent, seats rotating,
-    scheduled and seeded as the command line does. Returns ``{opponent: (wins, draws,
+    scheduled and seeded as the command line does (``openings``: random opening steps).
+    Returns ``{opponent: (wins, draws,
     games)}`` of ``agent``. Training's periodic evaluations are this."""
     results = {}
     for opponent in opponents:
         labels = labels_for(["agent", *[opponent] * (num_players - 1)])
         spec_of: dict[str, str | Agent] = dict.fromkeys(labels[1:], opponent)
         spec_of["agent"] = agent
-        specs = schedule(labels, num_players, games, seed, max_turns)
+        specs = schedule(labels, num_players, games, seed, max_turns, openings=openings)
         records = run_games(specs, spec_of, workers=1, progress=progress)
         wins = sum(r.winner is not None and s.table[r.winner] == "agent" for s, r in records)
         draws = sum(r.winner is None for _, r in records)

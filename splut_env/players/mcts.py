@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from splut_env.common.agents import Agent
-from splut_env.encoding import observation_planes, step_id_to_action
+from splut_env.encoding import NUM_ACTIONS, observation_planes, step_id_to_action
 from splut_env.players.bots import potential
 from splut_env.players.network import PolicyAgent
 from splut_env.players.tactics import iter_turn_outcomes
@@ -165,14 +165,34 @@ class MCTSAgent(Agent):
         return getattr(self.inner, "meta", {})
 
     def act(self, state: State, observation: Any = None) -> int:
+        return int(np.argmax(self.search(state)))
+
+    def search(
+        self,
+        state: State,
+        simulations: int | None = None,
+        noise: tuple[float, float, np.random.Generator] | None = None,
+    ) -> np.ndarray:
+        """The search's visit counts over the actions (the mover's frame) after
+        ``simulations`` (default: the agent's budget); a turn that wins at once gets all the
+        visits on its first step. ``noise`` ``(alpha, fraction, rng)`` mixes Dirichlet noise
+        into the root's priors, for self-play."""
+        visits = np.zeros(NUM_ACTIONS)
         for steps, end in iter_turn_outcomes(state):
             if end.is_over() and end.winner() == state.to_move:
-                return step_id_to_action(state.to_move, steps[0])
+                visits[step_id_to_action(state.to_move, steps[0])] = 1.0
+                return visits
+        simulations = self.simulations if simulations is None else simulations
         root = Node(state.copy(), self.max_turns)
         self._evaluate([root])
-        done = self.simulations if root.win >= 0 else 0
-        while done < self.simulations:
-            paths = [self._select(root) for _ in range(min(self.batch, self.simulations - done))]
+        if noise is not None and root.win < 0:
+            alpha, fraction, rng = noise
+            root.prior = (1 - fraction) * root.prior + fraction * rng.dirichlet(
+                np.full(len(root.steps), alpha)
+            )
+        done = simulations if root.win >= 0 else 0
+        while done < simulations:
+            paths = [self._select(root) for _ in range(min(self.batch, simulations - done))]
             leaves = [path[-1][0] for path in paths]
             fresh = list({id(leaf): leaf for leaf in leaves if leaf.result is None}.values())
             values = self._evaluate(fresh)
@@ -181,8 +201,12 @@ class MCTSAgent(Agent):
                 result = leaf.result if leaf.result is not None else values[id(leaf)]
                 self._backup(path, result)
             done += len(paths)
-        best = root.win if root.win >= 0 else int(np.argmax(root.visits))
-        return step_id_to_action(root.mover, root.steps[best])
+        if root.win >= 0:
+            visits[step_id_to_action(root.mover, root.steps[root.win])] = 1.0
+            return visits
+        for step, count in zip(root.steps, root.visits, strict=True):
+            visits[step_id_to_action(root.mover, step)] = count
+        return visits
 
     def _select(self, root: Node) -> list[tuple[Node, int]]:
         """A path from the root to a leaf (an unexpanded or finished node); each visited

@@ -1,0 +1,105 @@
+"""Expert iteration: the search's self-play samples, the replay buffer, a short run, resume."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from splut_env import load_agent, make_agent
+from splut_env.envs.match import play_game as play_match
+from splut_env.players.checkpoint import read_meta
+from training import expert_iteration as ex
+from training.config import ConfigError, ExItConfig, parse_config
+
+SMALL = {
+    "name": "tiny",
+    "iterations": 2,
+    "games": 2,
+    "workers": 1,
+    "full_simulations": 8,
+    "fast_simulations": 4,
+    "p_full": 0.5,
+    "updates": 5,
+    "batch_size": 16,
+    "max_turns": 20,
+    "replay_size": 40,
+    "network": {"channels": 8, "blocks": 1, "features_dim": 32},
+    "eval": {"every": 1, "games": 2, "bots": ["random"], "ladder": {"random": 0, "greedy": 500}},
+}
+
+
+def test_a_short_run_resumes_and_writes_a_safe_player(tmp_path):
+    config = parse_config(SMALL, kind=ExItConfig)
+    run = tmp_path / "run"
+    player = ex.train(config, run)
+    state = json.loads((run / "state.json").read_text())
+    assert state["iteration"] == 2 and state["games"] == 4 and state["samples"] > 0
+    assert len(state["evals"]) == 2 and 0 <= state["evals"][0]["win_rate/random"] <= 1
+    buffer = ex.ReplayBuffer.load(run / "replay.npz", config.replay_size)
+    assert buffer.size == min(state["samples"], 40) and buffer.added == state["samples"]
+    # Visit distributions over legal steps only; value targets are results.
+    data = {k: v[: buffer.size] for k, v in buffer.data.items()}
+    assert np.allclose(data["targets"].sum(1), 1) and not (data["targets"][~data["masks"]]).any()
+    assert set(np.unique(data["values"])) <= {-1.0, 0.0, 1.0}
+    meta = read_meta(player)
+    assert meta["trainer"] == "expert_iteration" and meta["reward_shaping"] == 0.0
+    before = (run / "player.zip").read_bytes()
+    config.iterations = 3
+    ex.train(config, run, resume=True)
+    state = json.loads((run / "state.json").read_text())
+    assert state["iteration"] == 3 and len(state["evals"]) == 3
+    assert (run / "player.zip").read_bytes() != before
+    assert "| 3 |" in (run / "MODEL_CARD.md").read_text()
+    assert (run / "learning_curve.png").stat().st_size > 0
+    # The player plays, alone or searching.
+    for spec in (str(player), f"{player}:mcts=8"):
+        record = play_match(
+            [make_agent(spec, seed=0), make_agent("random", seed=1)], seed=0, max_turns=10
+        )
+        assert record.steps
+    assert load_agent(player, num_players=2).name == "player.zip"
+
+
+def test_replay_buffer_keeps_the_latest_samples(tmp_path):
+    buffer = ex.ReplayBuffer(3)
+    batch = {k: np.zeros((5, *shape), dtype) for k, (shape, dtype) in ex.FIELDS.items()}
+    batch["values"][:] = np.arange(5)
+    buffer.add(batch)
+    assert buffer.size == 3 and sorted(buffer.data["values"]) == [2.0, 3.0, 4.0]
+    buffer.save(tmp_path / "r.npz")
+    again = ex.ReplayBuffer.load(tmp_path / "r.npz", 3)
+    assert again.next == buffer.next and sorted(again.data["values"]) == [2.0, 3.0, 4.0]
+
+
+def test_ladder_rating_sits_between_the_bots_it_splits_with():
+    ladder = {"a": 0.0, "b": 400.0}
+    even = ex.ladder_rating(ladder, {"a": (30, 0, 40), "b": (10, 0, 40)})
+    assert 0 < even < 400
+    assert ex.ladder_rating(ladder, {"a": (40, 0, 40), "b": (40, 0, 40)}) > 400
+    assert math.isnan(ex.ladder_rating(ladder, {"c": (1, 0, 2)}))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"p_full": 1.5}, "p_full must be between 0 and 1"),
+        ({"full_simulations": 0}, "full_simulations must be at least 1"),
+        ({"eval": {"bots": ["nobody"]}}, "unknown bot 'nobody'"),
+        ({"eval": {"ladder": {"greedy": "high"}}}, "must map names to finite numbers"),
+    ],
+)
+def test_bad_config_is_named(change, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_config(change, kind=ExItConfig)
+
+
+def test_command_line_needs_one_of_config_or_resume(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        ex.main([])
+    assert "give --config or --resume" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ex.main(["--resume", str(tmp_path)])
+    assert "no config.yaml there" in capsys.readouterr().err

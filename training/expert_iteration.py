@@ -1,0 +1,456 @@
+"""Search-based self-play (expert iteration, as AlphaZero, Polygames and KataGo): the network
+plays against itself through the tree search (:class:`splut_env.players.mcts.MCTSAgent`), and
+is trained towards the search's visit distribution and the games' results.
+
+    python -m training.expert_iteration --config configs/exit_2p.yaml
+    python -m training.expert_iteration --resume runs/<run folder>
+
+Each iteration plays ``games`` games, spread over ``workers`` processes, each worker loading
+the latest network from the run's player file. **Playout-cap randomisation** (KataGo): a step
+gets a full search (``full_simulations``, Dirichlet noise at the root) with chance
+``p_full`` and becomes a training sample (planes, legal mask, visit distribution); the other
+steps get a cheap search (``fast_simulations``) and are only played, so games are cheap and
+targets good. The first ``sample_steps`` steps of a game are drawn from the visit counts,
+later ones are the most visited; games start after ``opening_steps`` random steps. When a
+game ends, each of its samples gets the result for its mover (+1 win, -1 loss, 0 draw) as
+the value target. Samples go into a **replay buffer** of the last ``replay_size``; each
+iteration then makes ``updates`` Adam steps on minibatches drawn from it: cross-entropy of
+the policy against the visit distribution plus ``value_weight`` times the squared error of
+the value. The value head so learns the game result without shaping (player files say
+``reward_shaping: 0``), which is what the search wants at its leaves.
+
+Every ``eval.every`` iterations the network alone (its most likely step, no search) plays
+``eval.games`` games against each of ``eval.bots`` from random openings; the results, and a
+rating against the bots' fixed ladder ratings (``eval.ladder``), go to ``eval.csv``,
+TensorBoard (``tb/``) and the learning curve. Everything the run needs to go on is written
+after every iteration: ``player.zip`` (the network, in the safe player format),
+``optimizer.safetensors``, ``replay.npz`` (read back without pickle) and ``state.json``;
+``--resume`` goes on from there. At the end: ``MODEL_CARD.md`` and ``learning_curve.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from safetensors.torch import load_file, save_file
+from tqdm import tqdm
+
+from splut_env.encoding import (
+    NUM_ACTIONS,
+    OBS_SHAPE,
+    PLANE_TURN,
+    action_mask,
+    action_to_step_id,
+    observation_planes,
+)
+from splut_env.players.checkpoint import load_checkpoint, save_player
+from splut_env.players.mcts import MCTSAgent
+from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
+from splut_env.rules import State, from_spn
+from training.config import ConfigError, ExItConfig, load_config
+from training.evaluate import evaluate_agent, random_opening
+from training.reports import versions
+from training.stats import wilson
+
+# --- self-play (in worker processes) ---------------------------------------------------------
+
+
+def play_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarray], int]:
+    """One self-play game of the network in the player file ``job[0]`` through the search
+    (module doc): its training samples (planes as uint8 with the turn fraction apart) and
+    its number of steps."""
+    player, config, seed = job
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(seed)
+    agent = MCTSAgent(load_checkpoint(player).agent(), c_puct=config.c_puct)
+    start = random_opening(config.num_players, config.opening_steps, seed)
+    state = from_spn(start) if start else State.initial(config.num_players)
+    samples: list[tuple] = []
+    steps = 0
+    while not state.is_over() and state.turn <= config.max_turns:
+        full = rng.random() < config.p_full
+        visits = agent.search(
+            state,
+            config.full_simulations if full else config.fast_simulations,
+            noise=(config.dirichlet_alpha, config.dirichlet_fraction, rng) if full else None,
+        )
+        seat = state.to_move
+        if full:
+            planes = observation_planes(state, seat, config.max_turns)
+            samples.append((planes, action_mask(state, seat), visits / visits.sum(), seat))
+        if steps < config.sample_steps:
+            action = int(rng.choice(NUM_ACTIONS, p=visits / visits.sum()))
+        else:
+            action = int(np.argmax(visits))
+        state.apply(action_to_step_id(seat, action))
+        steps += 1
+    winner = state.winner() if state.is_over() else -1
+    return {
+        "planes": np.array([p.astype(np.uint8) for p, *_ in samples], np.uint8).reshape(
+            -1, *OBS_SHAPE
+        ),
+        "turns": np.array([p[PLANE_TURN, 0, 0] for p, *_ in samples], np.float32),
+        "masks": np.array([m for _, m, _, _ in samples], bool).reshape(-1, NUM_ACTIONS),
+        "targets": np.array([t for _, _, t, _ in samples], np.float32).reshape(-1, NUM_ACTIONS),
+        "values": np.array(
+            [0.0 if winner < 0 else 1.0 if s == winner else -1.0 for *_, s in samples],
+            np.float32,
+        ),
+    }, steps
+
+
+# --- the replay buffer ------------------------------------------------------------------------
+
+FIELDS = {
+    "planes": ((*OBS_SHAPE,), np.uint8),
+    "turns": ((), np.float32),
+    "masks": ((NUM_ACTIONS,), np.bool_),
+    "targets": ((NUM_ACTIONS,), np.float32),
+    "values": ((), np.float32),
+}
+
+
+class ReplayBuffer:
+    """The last ``capacity`` samples (a ring), saved to and read from ``.npz`` without
+    pickle."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.data = {k: np.zeros((capacity, *shape), dtype) for k, (shape, dtype) in FIELDS.items()}
+        self.size = 0
+        self.next = 0
+        self.added = 0
+
+    def add(self, batch: dict[str, np.ndarray]) -> None:
+        for i in range(len(batch["values"])):
+            for k in FIELDS:
+                self.data[k][self.next] = batch[k][i]
+            self.next = (self.next + 1) % self.capacity
+            self.size = min(self.size + 1, self.capacity)
+            self.added += 1
+
+    def sample(self, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+        idx = rng.integers(0, self.size, n)
+        return {k: v[idx] for k, v in self.data.items()}
+
+    def save(self, path: Path) -> None:
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, **{k: v[: self.size] for k, v in self.data.items()},
+                 meta=np.array([self.next, self.added]))  # fmt: skip
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path, capacity: int) -> ReplayBuffer:
+        buffer = cls(capacity)
+        with np.load(path, allow_pickle=False) as data:
+            size = min(len(data["values"]), capacity)
+            for k in FIELDS:
+                buffer.data[k][:size] = data[k][:size]
+            buffer.size = size
+            buffer.next, buffer.added = (int(x) for x in data["meta"])
+            buffer.next %= capacity
+        return buffer
+
+
+# --- training -----------------------------------------------------------------------------------
+
+
+def update(policy: Any, optimizer: torch.optim.Optimizer, batch: dict, value_weight: float) -> dict:
+    """One Adam step towards the search's visit distribution and the games' results."""
+    obs = torch.as_tensor(batch["planes"], dtype=torch.float32)
+    obs[:, PLANE_TURN] = torch.as_tensor(batch["turns"])[:, None, None]
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    logits = policy.action_net(latent_pi)
+    logits = logits.masked_fill(~torch.as_tensor(batch["masks"]), -1e9)
+    targets = torch.as_tensor(batch["targets"])
+    policy_loss = -(targets * torch.log_softmax(logits, dim=1)).sum(1).mean()
+    values = policy.value_net(latent_vf).flatten()
+    value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(batch["values"]))
+    loss = policy_loss + value_weight * value_loss
+    optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+    optimizer.step()
+    return {"policy_loss": policy_loss.item(), "value_loss": value_loss.item()}
+
+
+def ladder_rating(ladder: dict[str, float], results: dict[str, tuple[int, int, int]]) -> float:
+    """The maximum-likelihood Elo of a player with ``results`` ``{bot: (wins, draws,
+    games)}`` against bots of fixed ratings (draws count half); NaN without rated bots."""
+    games = [(ladder[b], (w + d / 2), n) for b, (w, d, n) in results.items() if b in ladder and n]
+    if not games:
+        return math.nan
+    # Half a win and half a loss against each bot keep the estimate finite.
+    score = sum(s + 0.5 for _, s, _ in games)
+
+    def expected(r: float) -> float:
+        return sum((n + 1) / (1 + 10 ** ((b - r) / 400)) for b, _, n in games)
+
+    low, high = min(b for b, _, _ in games) - 2000, max(b for b, _, _ in games) + 2000
+    for _ in range(100):
+        mid = (low + high) / 2
+        low, high = (mid, high) if expected(mid) < score else (low, mid)
+    return (low + high) / 2
+
+
+@dataclass
+class RunState:
+    iteration: int = 0
+    games: int = 0
+    steps: int = 0
+    samples: int = 0
+    wall_seconds: float = 0.0
+    selfplay_seconds: float = 0.0
+    update_seconds: float = 0.0
+    evals: list[dict[str, float]] = field(default_factory=list)
+
+
+def evaluate_network(policy: Any, config: ExItConfig, iteration: int) -> dict[str, float]:
+    """The network alone (most likely step) against ``eval.bots``; win rates and rating."""
+    agent = PolicyAgent(policy, name="network", max_turns=config.max_turns)
+    results = evaluate_agent(
+        agent, config.eval.bots, config.num_players, config.eval.games,
+        seed=10_000 + iteration, max_turns=config.max_turns, openings=config.eval.openings,
+    )  # fmt: skip
+    row = {"iteration": iteration}
+    for bot, (wins, draws, games) in results.items():
+        row[f"win_rate/{bot}"] = wins / games
+        row[f"draws/{bot}"] = draws / games
+    row["rating"] = ladder_rating(config.eval.ladder, results)
+    return row
+
+
+def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
+    """Run (or go on with) expert iteration in ``run_dir``; the final player file."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.torch_threads)
+    player = run_dir / "player.zip"
+    state = RunState()
+    if resume:
+        policy = load_checkpoint(player).policy
+        state = RunState(**json.loads((run_dir / "state.json").read_text()))
+        buffer = ReplayBuffer.load(run_dir / "replay.npz", config.replay_size)
+    else:
+        run_dir.mkdir(parents=True, exist_ok=False)
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(asdict(config), sort_keys=False))
+        if config.init_from:
+            policy = load_checkpoint(config.init_from).policy
+        else:
+            policy = build_policy(config.network)
+        buffer = ReplayBuffer(config.replay_size)
+        save_network(policy, player, config, state)
+    optimizer = torch.optim.AdamW(
+        policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+    )
+    if resume and (run_dir / "optimizer.safetensors").exists():
+        load_optimizer(optimizer, run_dir / "optimizer.safetensors")
+    writer = SummaryWriter(str(run_dir / "tb"))
+    rng = np.random.default_rng(config.seed * 7 + state.iteration)
+    pool = None
+    if config.workers > 1:
+        context = torch.multiprocessing.get_context("spawn")
+        pool = ProcessPoolExecutor(config.workers, mp_context=context)
+    try:
+        while state.iteration < config.iterations:
+            started = time.time()
+            seeds = [config.seed * 1_000_003 + state.games + k for k in range(config.games)]
+            jobs = [(str(player), config, seed) for seed in seeds]
+            games = pool.map(play_game, jobs) if pool else map(play_game, jobs)
+            new = 0
+            for game, steps in tqdm(games, total=len(jobs), leave=False,
+                                    desc=f"iteration {state.iteration + 1}/{config.iterations}"):  # fmt: skip
+                buffer.add(game)
+                new += len(game["values"])
+                state.steps += steps
+            torch.set_num_threads(config.torch_threads)
+            played = time.time()
+            policy.set_training_mode(True)
+            losses = [
+                update(
+                    policy, optimizer, buffer.sample(rng, config.batch_size), config.value_weight
+                )
+                for _ in range(min(config.updates, max(buffer.size // 8, 1)))
+            ]
+            policy.set_training_mode(False)
+            state.iteration += 1
+            state.games += config.games
+            state.samples += new
+            state.selfplay_seconds += played - started
+            state.update_seconds += time.time() - played
+            state.wall_seconds += time.time() - started
+            mean = {k: float(np.mean([x[k] for x in losses])) for k in losses[0]}
+            for k, v in mean.items():
+                writer.add_scalar(f"train/{k}", v, state.iteration)
+            writer.add_scalar("train/replay_size", buffer.size, state.iteration)
+            print(
+                f"iteration {state.iteration}: {new} samples ({buffer.size} in the buffer), "
+                f"policy loss {mean['policy_loss']:.3f}, value loss {mean['value_loss']:.3f}, "
+                f"{time.time() - started:.0f} s",
+                flush=True,
+            )
+            if state.iteration % config.eval.every == 0 or state.iteration == config.iterations:
+                row = evaluate_network(policy, config, state.iteration)
+                state.evals.append(row)
+                for k, v in row.items():
+                    if k != "iteration" and not math.isnan(v):
+                        writer.add_scalar(f"eval/{k}", v, state.iteration)
+                print("evaluation:", ", ".join(f"{k} {v:.3g}" for k, v in row.items()), flush=True)
+            save_network(policy, player, config, state)
+            save_optimizer(optimizer, run_dir / "optimizer.safetensors")
+            buffer.save(run_dir / "replay.npz")
+            (run_dir / "state.json").write_text(json.dumps(asdict(state), indent=1))
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    writer.close()
+    plot_curve(run_dir / "learning_curve.png", state, config)
+    (run_dir / "MODEL_CARD.md").write_text(model_card(config, state))
+    return player
+
+
+def save_network(policy: Any, path: Path, config: ExItConfig, state: RunState) -> None:
+    save_player(
+        policy, path, config.network, config.num_players, config.max_turns,
+        steps=state.steps, run=config.name, seed=config.seed, trainer="expert_iteration",
+        iterations=state.iteration, reward_shaping=0.0,
+    )  # fmt: skip
+
+
+def save_optimizer(optimizer: torch.optim.Optimizer, path: Path) -> None:
+    """Adam's moments and step counts as safetensors (nothing pickled)."""
+    tensors = {}
+    for i, st in optimizer.state_dict()["state"].items():
+        for k, v in st.items():
+            tensors[f"{i}.{k}"] = torch.as_tensor(v).clone().contiguous()
+    tmp = path.with_name(path.name + ".tmp")
+    save_file(tensors, str(tmp))
+    tmp.replace(path)
+
+
+def load_optimizer(optimizer: torch.optim.Optimizer, path: Path) -> None:
+    tensors = load_file(str(path))
+    saved = optimizer.state_dict()
+    state: dict[int, dict[str, torch.Tensor]] = {}
+    for key, tensor in tensors.items():
+        i, _, name = key.partition(".")
+        state.setdefault(int(i), {})[name] = tensor
+    saved["state"] = state
+    optimizer.load_state_dict(saved)
+
+
+def plot_curve(path: Path, state: RunState, config: ExItConfig) -> None:
+    """Win rates of the network alone against each bot, and its ladder rating."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    its = [row["iteration"] for row in state.evals]
+    for bot in config.eval.bots:
+        left.plot(
+            its, [row.get(f"win_rate/{bot}", math.nan) for row in state.evals], "o-", label=bot
+        )
+    left.set_ylim(0, 1)
+    left.set_xlabel("iteration")
+    left.set_ylabel("win rate of the network alone")
+    left.legend()
+    right.plot(its, [row["rating"] for row in state.evals], "o-", color="tab:purple")
+    for bot, elo in config.eval.ladder.items():
+        right.axhline(elo, color="grey", alpha=0.4)
+        right.annotate(bot, (its[0] if its else 0, elo), fontsize=8, color="grey")
+    right.set_xlabel("iteration")
+    right.set_ylabel("Elo against the fixed ladder")
+    fig.suptitle(f"{config.name}: expert iteration, {config.eval.games} games per bot per point")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def model_card(config: ExItConfig, state: RunState) -> str:
+    """The run's model card (Markdown)."""
+    lines = [
+        f"# {config.name}: expert iteration, {config.num_players} players",
+        "",
+        f"- {state.iteration} iterations, {state.games:,} self-play games, {state.steps:,} steps, "
+        f"{state.samples:,} full-search samples; wall time {state.wall_seconds / 3600:.2f} h "
+        f"(self-play {state.selfplay_seconds / 3600:.2f} h, updates "
+        f"{state.update_seconds / 3600:.2f} h), {max(config.workers, 1)} self-play processes",
+        f"- search: PUCT, {config.full_simulations} simulations with chance {config.p_full} "
+        f"(training samples), else {config.fast_simulations}; c_puct {config.c_puct}",
+        f"- network: {config.network.blocks} blocks × {config.network.channels} channels, "
+        f"{config.network.features_dim} features; started from "
+        f"{config.init_from or 'random weights'}",
+        f"- versions: {', '.join(f'{k} {v}' for k, v in versions().items())}",
+        "",
+        f"The network alone (most likely step) against the bots, {config.eval.games} games "
+        f"each from {config.eval.openings}-step random openings, seats alternated:",
+        "",
+        "| iteration | " + " | ".join(config.eval.bots) + " | Elo (ladder) |",
+        "|---|" + "---|" * (len(config.eval.bots) + 1),
+    ]
+    for row in state.evals:
+        cells = []
+        for bot in config.eval.bots:
+            rate = row.get(f"win_rate/{bot}", math.nan)
+            lo, hi = wilson(rate * config.eval.games, config.eval.games)
+            cells.append(f"{100 * rate:.1f} % ({100 * lo:.0f}–{100 * hi:.0f})")
+        rating = "–" if math.isnan(row["rating"]) else f"{row['rating']:+.0f}"
+        lines.append(f"| {row['iteration']} | " + " | ".join(cells) + f" | {rating} |")
+    lines += ["", "![learning curve](learning_curve.png)", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, help="a YAML config (configs/exit_2p.yaml)")
+    parser.add_argument("--resume", type=Path, help="a run folder to go on with")
+    parser.add_argument("--runs", type=Path, default=Path("runs"), help="where runs go")
+    parser.add_argument("overrides", nargs="*", help="key=value changes to the config")
+    args = parser.parse_args(argv)
+    if (args.config is None) == (args.resume is None):
+        parser.error("give --config or --resume (one of them)")
+    try:
+        if args.resume is not None:
+            path = args.resume / "config.yaml"
+            if not path.is_file():
+                raise ConfigError(f"--resume {str(args.resume)!r}: no config.yaml there")
+            config = load_config(path, args.overrides, kind=ExItConfig)
+            run_dir = args.resume
+        else:
+            config = load_config(args.config, args.overrides, kind=ExItConfig)
+            stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+            run_dir = args.runs / f"{config.name}__seed{config.seed}__{stamp}"
+        if config.init_from and args.resume is None:
+            meta = load_checkpoint(config.init_from).meta
+            if meta["num_players"] != config.num_players:
+                raise ConfigError(
+                    f"init_from {config.init_from!r} is for {meta['num_players']} players, "
+                    f"not {config.num_players}"
+                )
+            config.network = NetworkShape(**{**meta["network"],
+                                             "value_hidden": tuple(meta["network"]["value_hidden"])})  # fmt: skip
+    except (ConfigError, ValueError) as err:
+        parser.error(str(err))
+    print(f"run folder: {run_dir}", flush=True)
+    player = train(config, run_dir, resume=args.resume is not None)
+    print((run_dir / "MODEL_CARD.md").read_text())
+    print(f"player: {player}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
