@@ -3,7 +3,7 @@
 :class:`BatchedGames` is the same game as :class:`splut_env.rules.State` (checked state by
 state in the tests), with the legal-action masks and observation planes of
 :mod:`splut_env.encoding` built in the kernels; :class:`BatchedBot` plays ``greedy`` and the
-search bots in them. :mod:`splut_env.envs.vector` puts a Gymnasium vector environment on top.
+search bots (``search:expert`` included) in them. :mod:`splut_env.envs.vector` puts a Gymnasium vector environment on top.
 
 Kernels are compiled on first use and cached on disk (numba's ``cache=True``: next to the
 sources, or under ``NUMBA_CACHE_DIR``), so only the first process pays the compile time.
@@ -32,4 +32,5 @@ def compile_kernels() -> float:
     games.evaluate([0, 0])
     games.perft(0, 2)
     BatchedBot("search:hard", seed=0).act_games(games, np.arange(2))
+    BatchedBot("search:expert", seed=0, nodes=50).act_games(games, np.arange(2))
     return time.perf_counter() - started

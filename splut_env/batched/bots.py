@@ -575,11 +575,13 @@ class CompiledAgent(TurnPlanner):
     """A compiled bot as a scalar :class:`~splut_env.common.agents.Agent`, one game at a
     time: how ``make_agent`` plays ``search:easy|medium|hard|expert``."""
 
-    def __init__(self, name: str = "search:expert", seed: int | None = None) -> None:
+    def __init__(
+        self, name: str = "search:expert", seed: int | None = None, nodes: int | None = None
+    ) -> None:
         super().__init__(seed)
         self.name = name
         self.level = name.partition(":")[2]
-        self._bot = BatchedBot(name, seed=seed)
+        self._bot = BatchedBot(name, seed=seed, nodes=nodes)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
