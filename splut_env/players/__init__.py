@@ -14,9 +14,9 @@ from pathlib import Path
 
 from splut_env.common.agents import Agent, AgentRegistry, Factory
 
-#: The strongest player shipped for each table size, as measured in the README's ladder and
-#: the model cards: ``make_agent("best:2p")`` plays it. Checkpoint paths are relative to the
-#: working folder or, failing that, to the repository the package was installed from.
+#: The strongest trained player shipped for each table size, as its model card documents:
+#: ``make_agent("best:2p")`` plays it. Checkpoint paths are relative to the working folder
+#: or, failing that, to the repository the package was installed from.
 BEST = {
     2: "checkpoints/splut_2p.zip:shield",
     3: "checkpoints/splut_3p.zip:shield",
