@@ -103,3 +103,7 @@ def test_command_line_needs_one_of_config_or_resume(tmp_path, capsys):
     with pytest.raises(SystemExit):
         ex.main(["--resume", str(tmp_path)])
     assert "no config.yaml there" in capsys.readouterr().err
+    (tmp_path / "config.yaml").write_text("name: x\n")
+    with pytest.raises(SystemExit):
+        ex.main(["--resume", str(tmp_path)])
+    assert "no player.zip there" in capsys.readouterr().err

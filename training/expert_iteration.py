@@ -431,6 +431,12 @@ def main(argv: list[str] | None = None) -> None:
                 raise ConfigError(f"--resume {str(args.resume)!r}: no config.yaml there")
             config = load_config(path, args.overrides, kind=ExItConfig)
             run_dir = args.resume
+            for name in ("player.zip", "state.json", "replay.npz"):
+                if not (run_dir / name).is_file():
+                    raise ConfigError(
+                        f"--resume {str(run_dir)!r}: no {name} there (a run folder has it after "
+                        "its first iteration)"
+                    )
         else:
             config = load_config(args.config, args.overrides, kind=ExItConfig)
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
