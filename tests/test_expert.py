@@ -118,3 +118,15 @@ def test_node_budget_and_weights_are_checked():
         BatchedBot("search:expert", nodes=0)
     with pytest.raises(ValueError, match="expected 6 numbers"):
         BatchedBot("search:expert", weights=(1.0, 2.0))
+
+
+def test_the_yardstick_stays_out_of_every_shipped_training_config():
+    """``search:expert`` measures players; no shipped config trains with or against it."""
+    from pathlib import Path
+
+    configs = sorted(Path(__file__).parent.parent.glob("configs/*.yaml"))
+    assert len(configs) >= 5
+    for path in configs:
+        text = path.read_text()
+        body = "\n".join(line.partition("#")[0] for line in text.splitlines())
+        assert "search:expert" not in body, path.name
