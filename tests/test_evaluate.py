@@ -23,9 +23,11 @@ def test_wilson_interval_known_values():
 def test_elo_known_values():
     games = [("a", "b", 1.0)] * 3 + [("a", "b", 0.0)]
     r = elo_ratings(["a", "b"], games, prior_games=0, anchor="b")
-    assert r["a"][0] == pytest.approx(400 * math.log10(3), abs=1e-6) and r["b"] == (0, 0)
-    # Its standard error: 1 / sqrt(n p (1 - p)) in natural units, here n = 4, p = 3/4.
-    assert r["a"][1] == pytest.approx(400 / math.log(10) / math.sqrt(4 * 0.75 * 0.25))
+    assert r["a"][0] == pytest.approx(400 * math.log10(3), abs=1e-6) and r["b"][0] == 0
+    # The difference's standard error is 1 / sqrt(n p (1 - p)) in natural units (n = 4,
+    # p = 3/4); each rating sits half that difference from the mean of the two.
+    gap = 400 / math.log(10) / math.sqrt(4 * 0.75 * 0.25)
+    assert r["a"][1] == pytest.approx(gap / 2) and r["b"][1] == pytest.approx(gap / 2)
     # Draws count half; equal results give equal ratings around the mean.
     r = elo_ratings(["a", "b"], [("a", "b", 0.5)] * 4 + [("b", "a", 1.0), ("a", "b", 1.0)])
     assert r["a"][0] == pytest.approx(r["b"][0]) == pytest.approx(0)

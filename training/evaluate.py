@@ -462,7 +462,7 @@ def plot_ratings(path: Path, labels: Sequence[str], summary: dict) -> None:
     ax.set_yticks(range(len(order)), names)
     anchor = "random = 0" if "random" in labels else "mean = 0"
     games = sum(summary["agents"][a].games for a in labels) // 2
-    ax.set_xlabel(f"Elo ({anchor}), bars: 95 % interval")
+    ax.set_xlabel(f"Elo ({anchor}); bars: 95 % interval of each rating within the field")
     ax.set_title(f"2-player ladder: Bradley–Terry ratings from {games} games")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()

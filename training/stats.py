@@ -52,9 +52,10 @@ def elo_ratings(
     ``games`` holds ``(a, b, score_of_a)`` with score 1, 0.5 (draw) or 0. Each agent also
     gets ``prior_games`` virtual games, half won, against a virtual opponent rated 0, so
     that unbeaten agents keep a finite rating. Ratings are shifted so that ``anchor`` (or,
-    without one, the mean) is 0, and ``sigma`` is the standard error of that difference,
-    from the likelihood's curvature (the Fisher information). Fitted with Hunter's MM
-    algorithm; order-independent.
+    without one, the mean) is 0; ``sigma`` is the standard error of an agent's rating
+    relative to the mean of all of them (so it measures how well the agent is placed in the
+    field, whatever the anchor), from the likelihood's curvature (the Fisher information).
+    Fitted with Hunter's MM algorithm; order-independent.
     """
     index = {n: i for i, n in enumerate(names)}
     k = len(names)
@@ -79,17 +80,12 @@ def elo_ratings(
         info[a, b] -= w
         info[b, a] -= w
     cov = np.linalg.pinv(info)
-    shift = np.zeros(k)
-    if anchor is not None:
-        shift[index[anchor]] = 1.0
-    else:
-        shift[:] = 1.0 / k
     scale = 400 / math.log(10)
     elo = [400 * math.log10(g) for g in gamma]
-    base = sum(e * s for e, s in zip(elo, shift, strict=True))
+    base = elo[index[anchor]] if anchor is not None else sum(elo) / k
     out = {}
     for n in names:
-        d = -shift.copy()
+        d = np.full(k, -1.0 / k)
         d[index[n]] += 1.0
         out[n] = (elo[index[n]] - base, scale * math.sqrt(max(float(d @ cov @ d), 0.0)))
     return out
