@@ -22,7 +22,7 @@ SMALL = {
     "full_simulations": 8,
     "fast_simulations": 4,
     "p_full": 0.5,
-    "updates": 5,
+    "sample_reuse": 2.0,
     "batch_size": 16,
     "max_turns": 20,
     "replay_size": 40,

@@ -307,8 +307,9 @@ class ExItConfig:
     sample_steps: int = 12
     opening_steps: int = 2
     replay_size: int = 100_000
-    updates: int = 200
-    """Adam steps per iteration."""
+    sample_reuse: float = 4.0
+    """How many times each new sample is trained on, on average: each iteration makes
+    ``new samples × sample_reuse / batch_size`` Adam steps (at least one)."""
     batch_size: int = 256
     learning_rate: float = 1e-3
     weight_decay: float = 1e-4
@@ -329,7 +330,6 @@ class ExItConfig:
                 ("full_simulations", self.full_simulations),
                 ("fast_simulations", self.fast_simulations),
                 ("replay_size", self.replay_size),
-                ("updates", self.updates),
                 ("batch_size", self.batch_size),
                 ("eval.every", self.eval.every),
             ]
@@ -344,6 +344,7 @@ class ExItConfig:
             ("c_puct", self.c_puct),
             ("dirichlet_alpha", self.dirichlet_alpha),
             ("learning_rate", self.learning_rate),
+            ("sample_reuse", self.sample_reuse),
         ]:
             if value <= 0:
                 raise ConfigError(f"{name} must be positive, got {value}")

@@ -14,9 +14,9 @@ targets good. The first ``sample_steps`` steps of a game are drawn from the visi
 later ones are the most visited; games start after ``opening_steps`` random steps. When a
 game ends, each of its samples gets the result for its mover (+1 win, -1 loss, 0 draw) as
 the value target. Samples go into a **replay buffer** of the last ``replay_size``; each
-iteration then makes ``updates`` Adam steps on minibatches drawn from it: cross-entropy of
-the policy against the visit distribution plus ``value_weight`` times the squared error of
-the value. The value head so learns the game result without shaping (player files say
+iteration then makes Adam steps on minibatches drawn from it, as many as train each new
+sample ``sample_reuse`` times on average: cross-entropy of the policy against the visit
+distribution plus ``value_weight`` times the squared error of the value. The value head so learns the game result without shaping (player files say
 ``reward_shaping: 0``), which is what the search wants at its leaves.
 
 Every ``eval.every`` iterations the network alone (its most likely step, no search) plays
@@ -283,7 +283,7 @@ def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
                 update(
                     policy, optimizer, buffer.sample(rng, config.batch_size), config.value_weight
                 )
-                for _ in range(min(config.updates, max(buffer.size // 8, 1)))
+                for _ in range(max(1, round(new * config.sample_reuse / config.batch_size)))
             ]
             policy.set_training_mode(False)
             state.iteration += 1
