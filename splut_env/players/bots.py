@@ -1,5 +1,9 @@
 """Baseline bots: ``random``, ``greedy`` and ``search:easy|medium|hard``.
 
+This is their reference implementation, in Python; ``make_agent`` plays the search levels
+compiled (:mod:`splut_env.batched.bots`, the same players with their own tie-breaks), where
+the strongest bot, ``search:expert``, lives too.
+
 Both plan a whole turn at its first step and then play the plan step by step (replanning if
 the position is not the one they expected). Turns are enumerated exhaustively: every step
 sequence until the turn ends, deduplicated by resulting position (:func:`turn_outcomes`).
