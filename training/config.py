@@ -129,11 +129,19 @@ class EvalConfig:
 
 
 @dataclass
-class TrainConfig:
-    name: str = "splut"
+class RunConfig:
+    """What every trainer's config starts with (checked by :func:`check_run`)."""
+
+    name: str = "run"
+    """Names the run folder: ``runs/<name>__seed<seed>__<time>``."""
     num_players: int = 2
     max_turns: int = 200
     seed: int = 0
+
+
+@dataclass
+class TrainConfig(RunConfig):
+    name: str = "splut"
     total_steps: int = 200_000
     """Learner steps (actions taken by the learning agent) to train for."""
     n_envs: int = 64
@@ -219,13 +227,10 @@ class LeagueConfig(OpponentDraws):
 
 
 @dataclass
-class RLlibConfig:
+class RLlibConfig(RunConfig):
     """The config of ``training.rllib`` (``configs/rllib_2p.yaml``)."""
 
     name: str = "rllib"
-    num_players: int = 2
-    max_turns: int = 200
-    seed: int = 0
     iterations: int = 20
     """Training iterations (one sample of ``ppo.n_steps`` per env runner, one update)."""
     num_env_runners: int = 2
@@ -283,14 +288,11 @@ class ExItEvalConfig:
 
 
 @dataclass
-class ExItConfig:
+class ExItConfig(RunConfig):
     """The config of ``training.expert_iteration`` (``configs/exit_2p.yaml``; the fields are
     explained in that module's doc)."""
 
     name: str = "exit"
-    num_players: int = 2
-    max_turns: int = 200
-    seed: int = 0
     iterations: int = 20
     games: int = 32
     """Self-play games per iteration."""

@@ -87,11 +87,12 @@ def play_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarray], 
             noise=(config.dirichlet_alpha, config.dirichlet_fraction, rng) if full else None,
         )
         seat = state.to_move
+        probs = visits / visits.sum()
         if full:
             planes = observation_planes(state, seat, config.max_turns)
-            samples.append((planes, action_mask(state, seat), visits / visits.sum(), seat))
+            samples.append((planes, action_mask(state, seat), probs, seat))
         if steps < config.sample_steps:
-            action = int(rng.choice(NUM_ACTIONS, p=visits / visits.sum()))
+            action = int(rng.choice(NUM_ACTIONS, p=probs))
         else:
             action = int(np.argmax(visits))
         state.apply(action_to_step_id(seat, action))
@@ -134,12 +135,14 @@ class ReplayBuffer:
         self.added = 0
 
     def add(self, batch: dict[str, np.ndarray]) -> None:
-        for i in range(len(batch["values"])):
-            for k in FIELDS:
-                self.data[k][self.next] = batch[k][i]
-            self.next = (self.next + 1) % self.capacity
-            self.size = min(self.size + 1, self.capacity)
-            self.added += 1
+        n = len(batch["values"])
+        keep = min(n, self.capacity)  # of more samples than room, the newest
+        slots = (self.next + n - keep + np.arange(keep)) % self.capacity
+        for k in FIELDS:
+            self.data[k][slots] = batch[k][n - keep :]
+        self.next = (self.next + n) % self.capacity
+        self.size = min(self.size + n, self.capacity)
+        self.added += n
 
     def sample(self, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
         idx = rng.integers(0, self.size, n)

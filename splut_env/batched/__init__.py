@@ -3,7 +3,8 @@
 :class:`BatchedGames` is the same game as :class:`splut_env.rules.State` (checked state by
 state in the tests), with the legal-action masks and observation planes of
 :mod:`splut_env.encoding` built in the kernels; :class:`BatchedBot` plays ``greedy`` and the
-search bots (``search:expert`` included) in them. :mod:`splut_env.envs.vector` puts a Gymnasium vector environment on top.
+search bots (``search:expert`` included) in them. :mod:`splut_env.envs.vector` puts a
+Gymnasium vector environment on top.
 
 Kernels are compiled on first use and cached on disk (numba's ``cache=True``: next to the
 sources, or under ``NUMBA_CACHE_DIR``), so only the first process pays the compile time.

@@ -264,59 +264,13 @@ def _choose(g, depth, width, beam, nodes, weights, tt, tt_value):
 
 # --- the expert: iterative deepening alpha-beta over whole turns -----------------------------
 
-#: The expert's evaluation weights, in the order of :func:`_weighted_features`: dwarf alive,
-#: per rock next to the troll (at most two), per square from the troll to the nearest rock,
-#: per square from the troll to the nearest enemy wizard, per standing kill throw, per
-#: opponent alive. The bots' evaluation is ``(1.0, 0.4, 0.1, 0.1, 0.5, 3.0)``.
-EXPERT_WEIGHTS = (1.0, 0.4, 0.1, 0.1, 0.5, 3.0)
+#: The expert's evaluation weights (:data:`~splut_env.batched.kernels.EVAL_WEIGHTS`'s order);
+#: by default the bots' own.
+EXPERT_WEIGHTS = tuple(float(w) for w in K.EVAL_WEIGHTS)
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TT_SIZE = 1 << 17
 #: A value this close to ``WIN`` is a forced win or loss found by the search.
 _DECIDED = WIN - 100
-
-
-@njit(cache=True)
-def _weighted_features(g, seat, w):
-    """``f(seat)`` of the bots' evaluation with the weights ``w``."""
-    base = K.POS + seat * 3
-    x = g[base + 1]
-    score = w[0] if g[base + 2] >= 0 else 0.0
-    adjacent = 0
-    for d in range(4):
-        t = K._NB[d, x]
-        if t >= 0 and g[K.CELLS + t] == K.ROCK:
-            adjacent += 1
-    score += w[1] * min(adjacent, 2)
-    nearest = 1000
-    for k in range(4):
-        nearest = min(nearest, K._DIST[x, g[K.ROCKS + k]])
-    score -= w[2] * nearest
-    nearest = -1
-    for k in range(g[K.NUM_SEATS]):
-        s = g[K.SEATS + k]
-        wiz = g[K.POS + s * 3]
-        if s != seat and wiz >= 0 and (nearest < 0 or K._DIST[x, wiz] < nearest):
-            nearest = K._DIST[x, wiz]
-    if nearest >= 0:
-        score -= w[3] * nearest
-    return score + w[4] * K._kill_throws(g, seat)
-
-
-@njit(cache=True)
-def _weighted_evaluate(g, seat, w):
-    """The bots' evaluation (:func:`splut_env.players.bots.evaluate`) with weights ``w``."""
-    if g[K.POS + seat * 3] < 0:
-        return -WIN
-    total = 0.0
-    others = 0
-    for k in range(g[K.NUM_SEATS]):
-        s = g[K.SEATS + k]
-        if s != seat and g[K.POS + s * 3] >= 0:
-            total += _weighted_features(g, s, w)
-            others += 1
-    if others == 0:
-        return WIN
-    return _weighted_features(g, seat, w) - total / others - w[5] * others
 
 
 @njit(cache=True)
@@ -344,7 +298,7 @@ def _leaf(g, seat, ply, w):
             s = g[K.SEATS + k]
             if s != seat and g[K.POS + s * 3] >= 0 and _threatens(g, s):
                 return WIN - ply - 1
-    return _weighted_evaluate(g, seat, w)
+    return K._weighted_evaluate(g, seat, w)
 
 
 @njit(
@@ -383,7 +337,7 @@ def _alphabeta(g, seat, depth, alpha, beta, ply, w, tt, tt_value, budget):
     ours = g[K.TO_MOVE] == seat
     keys = np.empty(n)
     for k in range(n):
-        value = _weighted_evaluate(ends[k], seat, w)
+        value = K._weighted_evaluate(ends[k], seat, w)
         keys[k] = -value if ours else value
     if 0 <= first < n:
         keys[first] = -np.inf
@@ -424,7 +378,7 @@ def _expert_choose(g, max_depth, nodes, w, tt, tt_value):
     n = ends.shape[0]
     static = np.empty(n)
     for k in range(n):
-        static[k] = _weighted_evaluate(ends[k], seat, w)
+        static[k] = K._weighted_evaluate(ends[k], seat, w)
     order = np.argsort(-static + np.random.random(n) * 1e-6)
     if n == 1 or static[order[0]] >= WIN:
         return seqs[order[0]]

@@ -427,35 +427,43 @@ def _kill_throws(g, seat):
     return kills
 
 
+#: The evaluation's weights, in the order of :func:`_features`: dwarf alive, per rock next
+#: to the troll (at most two), per square from the troll to the nearest rock, per square
+#: from the troll to the nearest enemy wizard, per standing kill throw, per opponent alive
+#: (:func:`splut_env.players.bots.evaluate`'s numbers).
+EVAL_WEIGHTS = np.array([1.0, 0.4, 0.1, 0.1, 0.5, 3.0])
+
+
 @njit(cache=True)
-def _features(g, seat):
+def _features(g, seat, w):
+    """``f(seat)`` of the bots' evaluation with the weights ``w``."""
     base = POS + seat * 3
     x = g[base + 1]
-    score = 1.0 if g[base + 2] >= 0 else 0.0
+    score = w[0] if g[base + 2] >= 0 else 0.0
     adjacent = 0
     for d in range(4):
         t = _NB[d, x]
         if t >= 0 and g[CELLS + t] == ROCK:
             adjacent += 1
-    score += 0.4 * min(adjacent, 2)
+    score += w[1] * min(adjacent, 2)
     nearest = 1000
     for k in range(4):
         nearest = min(nearest, _DIST[x, g[ROCKS + k]])
-    score -= 0.1 * nearest
+    score -= w[2] * nearest
     nearest = -1
     for k in range(g[NUM_SEATS]):
         s = g[SEATS + k]
-        w = g[POS + s * 3]
-        if s != seat and w >= 0 and (nearest < 0 or _DIST[x, w] < nearest):
-            nearest = _DIST[x, w]
+        wiz = g[POS + s * 3]
+        if s != seat and wiz >= 0 and (nearest < 0 or _DIST[x, wiz] < nearest):
+            nearest = _DIST[x, wiz]
     if nearest >= 0:
-        score -= 0.1 * nearest
-    return score + 0.5 * _kill_throws(g, seat)
+        score -= w[3] * nearest
+    return score + w[4] * _kill_throws(g, seat)
 
 
 @njit(cache=True)
-def _evaluate(g, seat):
-    """The bots' static evaluation (:func:`splut_env.players.bots.evaluate`)."""
+def _weighted_evaluate(g, seat, w):
+    """The bots' evaluation (:func:`splut_env.players.bots.evaluate`) with the weights ``w``."""
     if g[POS + seat * 3] < 0:
         return -WIN
     total = 0.0
@@ -463,11 +471,17 @@ def _evaluate(g, seat):
     for k in range(g[NUM_SEATS]):
         s = g[SEATS + k]
         if s != seat and g[POS + s * 3] >= 0:
-            total += _features(g, s)
+            total += _features(g, s, w)
             others += 1
     if others == 0:
         return WIN
-    return _features(g, seat) - total / others - 3.0 * others
+    return _features(g, seat, w) - total / others - w[5] * others
+
+
+@njit(cache=True)
+def _evaluate(g, seat):
+    """The bots' static evaluation (:func:`splut_env.players.bots.evaluate`)."""
+    return _weighted_evaluate(g, seat, EVAL_WEIGHTS)
 
 
 # --- many games ------------------------------------------------------------------------------

@@ -28,9 +28,9 @@ def best_spec(num_players: int) -> str:
     """The spec of ``best:<num_players>p`` (:data:`BEST`), its checkpoint path resolved;
     raises ``ValueError`` if that file is in neither place."""
     spec = BEST[num_players]
-    path, _, suffix = spec.partition(".zip")
-    if not suffix and path == spec:
+    if ".zip" not in spec:
         return spec  # a registered name
+    path, _, suffix = spec.partition(".zip")
     here = Path(path + ".zip")
     shipped = Path(__file__).resolve().parents[2] / here
     for candidate in (here, shipped):
@@ -65,9 +65,9 @@ PLAYERS = AgentRegistry(
 
 def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     """An agent from a registered name (``"random"``, ``"greedy"``,
-    ``"search:easy|medium|hard|expert"``, ``"best:2p|3p|4p"`` or one given to :func:`register_agent`), a checkpoint path
-    (``*.zip``; ``*.zip:shield`` adds the rules' tactical check, ``*.zip:mcts[=N]`` a tree
-    search over the network), or ``spec`` itself."""
+    ``"search:easy|medium|hard|expert"``, ``"best:2p|3p|4p"`` or one given to
+    :func:`register_agent`), a checkpoint path (``*.zip``; ``*.zip:shield`` adds the rules'
+    tactical check, ``*.zip:mcts[=N]`` a tree search over the network), or ``spec`` itself."""
     return PLAYERS.make(spec, seed=seed)
 
 
