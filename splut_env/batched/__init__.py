@@ -34,4 +34,7 @@ def compile_kernels() -> float:
     games.perft(0, 2)
     BatchedBot("search:hard", seed=0).act_games(games, np.arange(2))
     BatchedBot("search:expert", seed=0, nodes=50).act_games(games, np.arange(2))
+    from splut_env.batched.shield import CompiledTiers
+
+    CompiledTiers()(games.state(0))
     return time.perf_counter() - started

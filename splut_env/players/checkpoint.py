@@ -21,7 +21,7 @@ from typing import Any
 import torch
 from safetensors.torch import load, save
 
-from splut_env.common.agents import Agent
+from splut_env.common.agents import Agent, load_entry_point
 from splut_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
 from splut_env.players.mcts import MCTSAgent, parse_mcts
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy, policy_weights
@@ -50,6 +50,8 @@ CONVERT_HINT = (
 )
 #: Bounds on the network read from a checkpoint, so that a crafted file cannot ask for
 #: an absurd amount of memory.
+#: The shield's tiers in compiled kernels (a layer above this one, so named, not imported).
+COMPILED_TIERS = "splut_env.batched.shield:CompiledTiers"
 NETWORK_LIMITS = {"channels": 256, "blocks": 32, "features_dim": 2048, "value_hidden": 2048}
 
 
@@ -226,7 +228,7 @@ class Checkpoint:
             meta=self.meta,
             max_turns=self.meta["max_turns"],
         )
-        return ShieldedAgent(agent) if shield else agent
+        return ShieldedAgent(agent, tiers=load_entry_point(COMPILED_TIERS)()) if shield else agent
 
 
 def load_checkpoint(path: str | Path) -> Checkpoint:

@@ -5,7 +5,7 @@ Python plus numpy (for the mask); no torch."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -156,13 +156,21 @@ class ShieldedAgent(Agent):
     forced kill in two, and never walks into a kill it could have avoided. An inner agent
     that ignores the mask and chooses outside it gets the lowest allowed action instead.
     The shield looks at the rules alone (exact searches, no evaluation heuristic), at most
-    two turns ahead; everything else is the inner agent's choice.
+    two turns ahead; everything else is the inner agent's choice. ``tiers`` computes each
+    legal step's tier instead of :meth:`step_tiers` (checkpoints use the compiled
+    :class:`splut_env.batched.shield.CompiledTiers`, the same tiers faster).
     """
 
     needs_observation = True
 
-    def __init__(self, inner: Agent, max_turns: int | None = None) -> None:
+    def __init__(
+        self,
+        inner: Agent,
+        max_turns: int | None = None,
+        tiers: Callable[[State], dict[int, int]] | None = None,
+    ) -> None:
         self.inner = inner
+        self.tiers = tiers or self.step_tiers
         self.name = f"{inner.name}:shield"
         self.num_players = inner.num_players
         self.max_turns = max_turns or getattr(inner, "max_turns", 200)
@@ -178,16 +186,20 @@ class ShieldedAgent(Agent):
         self.inner.reset(seed)
         self._tiers, self._turn = {}, -1
 
-    def allowed(self, state: State) -> np.ndarray:
-        """The ``int8[196]`` mask of the best tier's steps, in the mover's frame."""
+    def step_tiers(self, state: State) -> dict[int, int]:
+        """Each legal step id of ``state`` with the best tier its turn can reach."""
         if state.turn != self._turn:
             self._tiers, self._turn = {}, state.turn
         seat, alive = state.to_move, len(state.alive_seats())
-        tiers = {i: self._after(state, i, seat, alive) for i in state.legal_ids()}
+        return {i: self._after(state, i, seat, alive) for i in state.legal_ids()}
+
+    def allowed(self, state: State) -> np.ndarray:
+        """The ``int8[196]`` mask of the best tier's steps, in the mover's frame."""
+        tiers = self.tiers(state)
         best = max(tiers.values())
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         for i, tier in tiers.items():
-            mask[step_id_to_action(seat, i)] = tier == best
+            mask[step_id_to_action(state.to_move, i)] = tier == best
         return mask
 
     def act(self, state: State, observation: Mapping[str, np.ndarray] | None = None) -> int:
