@@ -11,12 +11,15 @@ import numpy as np
 from conftest import greedy_turns
 
 from splut_env import make_agent, rules
-from splut_env.batched.shield import CompiledTiers
+from splut_env.batched import BatchedGames
+from splut_env.batched.shield import CompiledTactics, _forced_loss
 from splut_env.common.agents import Agent
 from splut_env.encoding import action_to_step_id, step_id_to_action
 from splut_env.players.tactics import (
     ShieldedAgent,
+    ShieldTactics,
     exposed,
+    forced_loss,
     forced_win,
     threatens,
     turn_outcomes,
@@ -182,19 +185,121 @@ def test_compiled_tiers_are_the_shields_tiers():
     """The compiled tiers (what checkpoints under the shield use) equal the Python shield's
     for every legal step, over seeded random 2-, 3- and 4-player positions (mid-turn ones
     too), across every tier; a checkpoint's shield uses them."""
-    compiled, seen = CompiledTiers(), set()
+    compiled, seen = CompiledTactics(), set()
     rng = np.random.default_rng(21)
     for players in (2, 3, 4):
         for _ in range(24 if players == 2 else 6):
-            state = State.initial(players)
-            for _ in range(int(rng.integers(0, 70))):
-                if state.is_over():
-                    break
-                state.apply(int(rng.choice(state.legal_ids())))
-            if state.is_over():
+            state = random_state(rng, players, 70)
+            if state is None:
                 continue
-            expected = ShieldedAgent(FirstLegal()).step_tiers(state)
-            assert compiled(state) == expected, rules.to_spn(state)
+            expected = ShieldTactics().tiers(state)
+            assert compiled.tiers(state) == expected, rules.to_spn(state)
             seen |= set(expected.values())
     assert {0, 1, 2, 3} <= seen
-    assert isinstance(make_agent("checkpoints/splut_2p.zip:shield").tiers, CompiledTiers)
+    assert isinstance(make_agent("checkpoints/splut_2p.zip:shield").tactics, CompiledTactics)
+
+
+def random_state(rng: np.random.Generator, players: int, most: int) -> State | None:
+    """The position after up to ``most`` seeded random steps, ``None`` if the game ended."""
+    state = State.initial(players)
+    for _ in range(int(rng.integers(0, most))):
+        if state.is_over():
+            break
+        state.apply(int(rng.choice(state.legal_ids())))
+    return None if state.is_over() else state
+
+
+def brute_forced_loss(state: State, seat: int) -> bool:
+    """:func:`forced_loss` from its definition, every turn of both players tried."""
+    opponent = state.to_move
+    for _, end in turn_outcomes(state):
+        if end.pos[seat * 3] < 0:
+            return True
+        if end.is_over():
+            continue
+        if end.to_move == opponent:
+            if threatens(end, seat):
+                return True
+            continue
+        probe = end.copy()
+        probe.to_move, probe.steps_left, probe.lev, probe.locked, probe.moved = (
+            opponent,
+            3,
+            -1,
+            0,
+            0,
+        )
+        probe._legal = None
+        if threatens(probe, seat) and all(
+            reply.pos[seat * 3] < 0 or threatens(reply, seat) for _, reply in turn_outcomes(end)
+        ):
+            return True
+    return False
+
+
+def test_forced_loss_agrees_with_its_definition_and_the_compiled_search():
+    """At the end of the turns of a seeded game between two greedy players (threats arise),
+    ``forced_loss`` agrees with trying every turn of both players, and the compiled search
+    agrees with it; some positions are forced losses, some are not."""
+    state, found = State.initial(2), [0, 0]
+    players = [make_agent("greedy", seed=1), make_agent("greedy", seed=101)]
+    while not state.is_over() and (found[True] < 2 or found[False] < 5):
+        turn, seat = state.turn, state.to_move
+        while state.turn == turn and not state.is_over():
+            state.apply(action_to_step_id(seat, players[seat // 2].act(state)))
+        if state.is_over() or exposed(state, seat):
+            continue
+        expected = brute_forced_loss(state, seat)
+        assert forced_loss(state, seat) == expected, rules.to_spn(state)
+        assert bool(_forced_loss(row(state), seat, np.array([10**9]))) == expected, rules.to_spn(
+            state
+        )
+        found[expected] += 1
+    assert found[True] >= 2 and found[False] >= 5, found
+
+
+def row(state: State) -> np.ndarray:
+    games = BatchedGames(1, len(state.seats))
+    games.set_state(0, state)
+    return games.games[0].copy()
+
+
+def test_compiled_escapes_agree_with_the_shields():
+    """Whether a step's turn can still end safe from a forced loss: the compiled search and
+    the Python one agree on the last step of a turn of a seeded game between two greedy
+    players (one with threats about), some steps escaping and some not."""
+    state, seen = State.initial(2), []
+    players = [make_agent("greedy", seed=1), make_agent("greedy", seed=101)]
+    while not state.is_over() and state.turn <= 10:
+        if state.steps_left == 1 and state.turn == 10:
+            python, compiled = ShieldTactics(), CompiledTactics(budget=10**9)
+            for i in state.legal_ids()[:10]:
+                escapes = python.escapes(state, i)
+                assert compiled.escapes(state, i) == escapes, (rules.to_spn(state), i)
+                seen.append(escapes)
+        state.apply(action_to_step_id(state.to_move, players[state.to_move // 2].act(state)))
+    assert True in seen and False in seen, seen
+
+
+def test_the_shield_steers_clear_of_forced_losses():
+    """At the last step of the turns of a seeded game between two greedy players, a shield
+    over an agent that takes the first step of its mask plays a step after which the turn
+    ends safe from a forced loss whenever one of the safe steps does; in some of them the
+    agent's own first choice did not."""
+    steered = 0
+    state = State.initial(2)
+    players = [make_agent("greedy", seed=1), make_agent("greedy", seed=101)]
+    while not state.is_over() and state.turn <= 16:
+        seat = state.to_move
+        if state.steps_left == 1:
+            shield = ShieldedAgent(FirstLegal(), tactics=CompiledTactics(budget=10**9))
+            mask, best = shield._allowed(state)
+            if best == 1:
+                safe = [int(a) for a in np.flatnonzero(mask)]
+                oracle = CompiledTactics(budget=10**9)
+                escaping = {a for a in safe if oracle.escapes(state, action_to_step_id(seat, a))}
+                action = shield.act(state)
+                assert action in escaping or not escaping, rules.to_spn(state)
+                steered += bool(escaping) and safe[0] not in escaping
+        state.apply(action_to_step_id(seat, players[seat // 2].act(state)))
+    assert steered >= 1

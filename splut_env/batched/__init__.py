@@ -34,7 +34,9 @@ def compile_kernels() -> float:
     games.perft(0, 2)
     BatchedBot("search:hard", seed=0).act_games(games, np.arange(2))
     BatchedBot("search:expert", seed=0, nodes=50).act_games(games, np.arange(2))
-    from splut_env.batched.shield import CompiledTiers
+    from splut_env.batched.shield import CompiledTactics
 
-    CompiledTiers()(games.state(0))
+    tactics = CompiledTactics()
+    state = games.state(0)
+    tactics.escapes(state, min(tactics.tiers(state)))
     return time.perf_counter() - started

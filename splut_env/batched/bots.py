@@ -103,6 +103,18 @@ def _threatens(g, victim):
 
 
 @njit(cache=True)
+def _probe(g, seat):
+    """``g`` with ``seat`` to move a whole fresh turn, as if the player to move passed."""
+    probe = g.copy()
+    probe[K.TO_MOVE] = seat
+    probe[K.STEPS_LEFT] = 3
+    probe[K.LEV] = -1
+    probe[K.LOCKED] = 0
+    probe[K.MOVED] = 0
+    return probe
+
+
+@njit(cache=True)
 def _exposed(g, seat):
     """Whether an opponent could kill ``seat``'s wizard with a full turn (as
     :func:`splut_env.players.tactics.exposed`)."""
@@ -112,13 +124,7 @@ def _exposed(g, seat):
         other = g[K.SEATS + k]
         if other == seat or other == g[K.TO_MOVE] or g[K.POS + other * 3] < 0:
             continue
-        probe = g.copy()
-        probe[K.TO_MOVE] = other
-        probe[K.STEPS_LEFT] = 3
-        probe[K.LEV] = -1
-        probe[K.LOCKED] = 0
-        probe[K.MOVED] = 0
-        if _threatens(probe, seat):
+        if _threatens(_probe(g, other), seat):
             return True
     return False
 

@@ -1,7 +1,8 @@
-"""The shield's tiers (:class:`splut_env.players.tactics.ShieldedAgent`) in compiled
+"""The shield's searches (:class:`splut_env.players.tactics.ShieldTactics`) in compiled
 kernels: the same exact searches (:func:`~splut_env.players.tactics.exposed`,
-:func:`~splut_env.players.tactics.forced_win`), some 20 times faster. Checkpoints played
-under the shield (``path.zip:shield``, ``best:Np``) use this."""
+:func:`~splut_env.players.tactics.forced_win`, :func:`~splut_env.players.tactics.forced_loss`),
+several times faster. Checkpoints played under the shield (``path.zip:shield``,
+``best:Np``) use :class:`CompiledTactics`."""
 
 from __future__ import annotations
 
@@ -10,11 +11,39 @@ from numba import njit, types
 from numba.typed import Dict
 
 from splut_env.batched import kernels as K
-from splut_env.batched.bots import _exposed, _key, _threatens, _turn_ends
+from splut_env.batched.bots import _exposed, _key, _probe, _threatens, _turn_ends
 from splut_env.batched.games import BatchedGames
+from splut_env.players.tactics import ShieldTactics
 from splut_env.rules.engine import State
 
 _MEMO = types.DictType(types.int64, types.int64)
+
+
+#: What :meth:`CompiledTactics.escapes` may spend per turn, in one-turn kill checks (about
+#: 25 µs each; listing a turn's end positions counts as 40): once it is spent, it stops
+#: looking for forced losses.
+ESCAPE_SEARCHES = 6000
+_ENDS_COST = 40
+_UNLIMITED = 1 << 60
+
+
+@njit(cache=True)
+def _parried(g, victim, budget):
+    """Whether ``victim`` (to move) has a turn after which it is alive and the next player
+    cannot kill it; turns that move its wizard are tried first (they parry most threats).
+    Each kill check spends one of ``budget[0]``; ``True`` once they are spent."""
+    budget[0] -= _ENDS_COST
+    ends, _ = _turn_ends(g)
+    wizard = g[K.POS + victim * 3]
+    for moved in (True, False):
+        for k in range(ends.shape[0]):
+            square = ends[k, K.POS + victim * 3]
+            if square < 0 or (square != wizard) != moved:
+                continue
+            budget[0] -= 1
+            if budget[0] < 0 or not _threatens(ends[k], victim):
+                return True
+    return False
 
 
 @njit(cache=True)
@@ -23,11 +52,7 @@ def _forced_win(g, seat):
     victim = g[K.TO_MOVE]
     if victim < 0 or victim == seat or K._alive_count(g) != 2:
         return False
-    ends, _ = _turn_ends(g)
-    for k in range(ends.shape[0]):
-        if ends[k, K.POS + victim * 3] >= 0 and not _threatens(ends[k], victim):
-            return False
-    return True
+    return not _parried(g, victim, np.array([_UNLIMITED]))
 
 
 @njit(
@@ -73,26 +98,94 @@ def _tiers(g, ids, out, memo):
     return n
 
 
+@njit(cache=True)
+def _forced_loss(g, seat, budget):
+    """As :func:`splut_env.players.tactics.forced_loss`, each kill check spending one of
+    ``budget[0]``; ``False`` (none found) once they are spent."""
+    opponent = g[K.TO_MOVE]
+    if opponent < 0 or opponent == seat or K._alive_count(g) != 2:
+        return False
+    budget[0] -= _ENDS_COST
+    ends, _ = _turn_ends(g)
+    for k in range(ends.shape[0]):
+        end = ends[k]
+        if end[K.POS + seat * 3] < 0:
+            return True
+        if end[K.TO_MOVE] < 0:
+            continue
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        if end[K.TO_MOVE] == opponent:  # seat had no legal step: its turn was forfeited
+            if _threatens(end, seat):
+                return True
+        elif _threatens(_probe(end, opponent), seat) and not _parried(end, seat, budget):
+            return budget[0] >= 0
+    return False
+
+
+@njit(cache=True)
+def _escapes(g, sid, memo, budget):
+    """As :meth:`splut_env.players.tactics.ShieldTactics.escapes`; ``budget[0]``: the kill
+    checks left this turn (``True`` once they are spent)."""
+    seat, turn = g[K.TO_MOVE], g[K.TURN]
+    child = g.copy()
+    K._apply(child, sid)
+    if child[K.TURN] == turn and child[K.TO_MOVE] >= 0:
+        ends, _ = _turn_ends(child)
+    else:
+        ends = child.reshape(1, -1)
+    for k in range(ends.shape[0]):
+        end = ends[k]
+        key = _key(end)
+        if key in memo:
+            safe = memo[key]
+        else:
+            if end[K.POS + seat * 3] < 0 or _exposed(end, seat):
+                safe = 0
+            else:
+                safe = 0 if _forced_loss(end, seat, budget) else 1
+                if budget[0] < 0:
+                    return True
+            memo[key] = safe
+        if safe:
+            return True
+    return False
+
+
 def _new_memo() -> Dict:
     return Dict.empty(key_type=types.int64, value_type=types.int64)
 
 
-class CompiledTiers:
-    """``tiers(state)``: each legal step id of ``state`` (board frame) with its tier. A tier
-    depends on the position after the step, the seat to move and how many wizards were alive
-    when the turn began; tiers are kept while those two and the turn stay the same."""
+class CompiledTactics(ShieldTactics):
+    """:class:`~splut_env.players.tactics.ShieldTactics` in compiled kernels: the same
+    tiers, and the same :meth:`escapes` while the turn's ``budget`` of kill checks lasts
+    (:data:`ESCAPE_SEARCHES`; after it, every step escapes)."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int = ESCAPE_SEARCHES) -> None:
+        super().__init__()
+        self.budget = budget
         self._games = BatchedGames(1, 2)
-        self._memo = _new_memo()
-        self._turn = (-1, -1, 0)
         self._ids = np.empty(K.MAX_LEGAL, dtype=np.int64)
         self._out = np.empty(K.MAX_LEGAL, dtype=np.int64)
+        self._memo = _new_memo()
+        self._safe = _new_memo()
+        self._left = np.zeros(1, dtype=np.int64)
 
-    def __call__(self, state: State) -> dict[int, int]:
+    def _new_turn(self, state: State) -> None:
         turn = (state.turn, state.to_move, len(state.alive_seats()))
         if turn != self._turn:
-            self._memo, self._turn = _new_memo(), turn
+            self._turn, self._memo, self._safe = turn, _new_memo(), _new_memo()
+            self._left[0] = self.budget
+
+    def _row(self, state: State) -> np.ndarray:
+        self._new_turn(state)
         self._games.set_state(0, state)
-        n = _tiers(self._games.games[0], self._ids, self._out, self._memo)
+        return self._games.games[0]
+
+    def tiers(self, state: State) -> dict[int, int]:
+        n = _tiers(self._row(state), self._ids, self._out, self._memo)
         return {int(i): int(t) for i, t in zip(self._ids[:n], self._out[:n], strict=True)}
+
+    def escapes(self, state: State, step: int) -> bool:
+        return bool(_escapes(self._row(state), step, self._safe, self._left))

@@ -50,8 +50,8 @@ CONVERT_HINT = (
 )
 #: Bounds on the network read from a checkpoint, so that a crafted file cannot ask for
 #: an absurd amount of memory.
-#: The shield's tiers in compiled kernels (a layer above this one, so named, not imported).
-COMPILED_TIERS = "splut_env.batched.shield:CompiledTiers"
+#: The shield's searches in compiled kernels (a layer above this one: named, not imported).
+COMPILED_TACTICS = "splut_env.batched.shield:CompiledTactics"
 NETWORK_LIMITS = {"channels": 256, "blocks": 32, "features_dim": 2048, "value_hidden": 2048}
 
 
@@ -228,7 +228,9 @@ class Checkpoint:
             meta=self.meta,
             max_turns=self.meta["max_turns"],
         )
-        return ShieldedAgent(agent, tiers=load_entry_point(COMPILED_TIERS)()) if shield else agent
+        return (
+            ShieldedAgent(agent, tactics=load_entry_point(COMPILED_TACTICS)()) if shield else agent
+        )
 
 
 def load_checkpoint(path: str | Path) -> Checkpoint:
