@@ -21,8 +21,8 @@ is searched first next time; the other turns are ordered by the evaluation. Ever
 extended by one exact turn: a leaf where the player to move can kill the searching seat's
 wizard is a loss, one where the searching seat, with one opponent left, can kill it is a
 win. Decided values (wins and losses found by the search, sooner ones worth more) end the
-deepening. The evaluation is the bots' own (:data:`EXPERT_WEIGHTS`); :class:`BatchedBot`
-takes other weights.
+deepening. The evaluation is the bots' with weights tuned by matches
+(:data:`EXPERT_WEIGHTS`); :class:`BatchedBot` takes other weights.
 """
 
 from __future__ import annotations
@@ -270,9 +270,11 @@ def _choose(g, depth, width, beam, nodes, weights, tt, tt_value):
 
 # --- the expert: iterative deepening alpha-beta over whole turns -----------------------------
 
-#: The expert's evaluation weights (:data:`~splut_env.batched.kernels.EVAL_WEIGHTS`'s order);
-#: by default the bots' own.
-EXPERT_WEIGHTS = tuple(float(w) for w in K.EVAL_WEIGHTS)
+#: The expert's evaluation weights (:data:`~splut_env.batched.kernels.EVAL_WEIGHTS`'s order),
+#: tuned by matches from the bots' own (``python -m training.tune``: 90 SPSA iterations of
+#: 64 games at 300 nodes, ``results/tune_expert/``; 65.8 % against the bots' weights over
+#: 200 games at 1,000 nodes).
+EXPERT_WEIGHTS = (1.0, 0.212, 0.0646, 0.1234, 0.4757, 3.0)
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TT_SIZE = 1 << 17
 #: A value this close to ``WIN`` is a forced win or loss found by the search.
