@@ -32,6 +32,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from splut_env.batched import BatchedBot, BatchedGames, kernels
 from training.stats import wilson
@@ -99,6 +100,25 @@ def _match(args: tuple) -> tuple[int, int, int]:
     return match(*args)
 
 
+def _play(
+    pool: ProcessPoolExecutor,
+    weights_a: tuple[float, ...],
+    weights_b: tuple[float, ...],
+    games: int,
+    nodes: int,
+    seeds: list[int],
+) -> tuple[int, int, int]:
+    """:func:`match` split evenly over ``len(seeds)`` workers of ``pool``, summed."""
+    per_worker = max(2, games // len(seeds) // 2 * 2)
+    jobs = [(weights_a, weights_b, per_worker, nodes, seed) for seed in seeds]
+    wins, losses, draws = np.array(list(pool.map(_match, jobs))).sum(axis=0)
+    return int(wins), int(losses), int(draws)
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+
+
 def spsa(
     iterations: int,
     games: int,
@@ -117,22 +137,16 @@ def spsa(
     theta = np.log(np.asarray(start, dtype=np.float64)[list(TUNED)])
     big_a = max(1.0, 0.1 * iterations)
     history = []
-    per_worker = max(2, games // workers // 2 * 2)
-    context = multiprocessing.get_context("spawn")
-    from tqdm import tqdm
-
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with _pool(workers) as pool:
         bar = tqdm(range(1, iterations + 1), desc="SPSA", disable=not progress, file=sys.stdout)
         for k in bar:
             ck = c / k**0.101
             ak = a / (big_a + k) ** 0.602
             delta = rng.choice([-1.0, 1.0], size=theta.size)
             plus, minus = _weights(start, theta + ck * delta), _weights(start, theta - ck * delta)
-            jobs = [
-                (plus, minus, per_worker, nodes, int(rng.integers(2**31))) for _ in range(workers)
-            ]
-            results = np.array(list(pool.map(_match, jobs))).sum(axis=0)
-            played = int(results.sum())
+            seeds = [int(rng.integers(2**31)) for _ in range(workers)]
+            results = _play(pool, plus, minus, games, nodes, seeds)
+            played = sum(results)
             score = (results[0] - results[1]) / played  # in [-1, 1]
             theta = theta + ak * score / (2 * ck) * delta
             current = _weights(start, theta)
@@ -169,10 +183,10 @@ def check(
 ) -> dict:
     """``weights`` against ``start`` over ``games`` games at ``nodes`` (split over
     ``workers``): wins, losses, draws, the score and its Wilson 95 % interval."""
-    per_worker = max(2, games // workers // 2 * 2)
-    jobs = [(weights, start, per_worker, nodes, seed + 7919 * k) for k in range(workers)]
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        wins, losses, draws = (int(v) for v in np.array(list(pool.map(_match, jobs))).sum(0))
+    with _pool(workers) as pool:
+        wins, losses, draws = _play(
+            pool, weights, start, games, nodes, [seed + 7919 * k for k in range(workers)]
+        )
     played = wins + losses + draws
     score = (wins + 0.5 * draws) / played
     return {

@@ -18,6 +18,7 @@ import numpy as np
 
 from splut_env.batched.bots import BatchedBot
 from splut_env.batched.games import BatchedGames
+from splut_env.batched.shield import CompiledTactics
 
 __all__ = ["BatchedBot", "BatchedGames", "compile_kernels"]
 
@@ -34,8 +35,6 @@ def compile_kernels() -> float:
     games.perft(0, 2)
     BatchedBot("search:hard", seed=0).act_games(games, np.arange(2))
     BatchedBot("search:expert", seed=0, nodes=50).act_games(games, np.arange(2))
-    from splut_env.batched.shield import CompiledTactics
-
     tactics = CompiledTactics()
     state = games.state(0)
     tactics.escapes(state, min(tactics.tiers(state)))

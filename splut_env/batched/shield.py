@@ -163,20 +163,16 @@ class CompiledTactics(ShieldTactics):
     (:data:`ESCAPE_SEARCHES`; after it, every step escapes)."""
 
     def __init__(self, budget: int = ESCAPE_SEARCHES) -> None:
-        super().__init__()
         self.budget = budget
         self._games = BatchedGames(1, 2)
         self._ids = np.empty(K.MAX_LEGAL, dtype=np.int64)
         self._out = np.empty(K.MAX_LEGAL, dtype=np.int64)
-        self._memo = _new_memo()
-        self._safe = _new_memo()
         self._left = np.zeros(1, dtype=np.int64)
+        super().__init__()
 
-    def _new_turn(self, state: State) -> None:
-        turn = (state.turn, state.to_move, len(state.alive_seats()))
-        if turn != self._turn:
-            self._turn, self._memo, self._safe = turn, _new_memo(), _new_memo()
-            self._left[0] = self.budget
+    def _clear(self) -> None:
+        self._memo, self._safe = _new_memo(), _new_memo()
+        self._left[0] = self.budget
 
     def _row(self, state: State) -> np.ndarray:
         self._new_turn(state)

@@ -184,6 +184,10 @@ class ShieldTactics:
 
     def __init__(self) -> None:
         self._turn: tuple[int, int, int] = (-1, -1, 0)
+        self._clear()
+
+    def _clear(self) -> None:
+        """Forget the turn's memos."""
         self._tiers: dict[tuple, int] = {}
         self._escapes: dict[tuple, bool] = {}
 
@@ -192,7 +196,8 @@ class ShieldTactics:
         # wizards were alive when the turn began: memos last while those and the turn do.
         turn = (state.turn, state.to_move, len(state.alive_seats()))
         if turn != self._turn:
-            self._turn, self._tiers, self._escapes = turn, {}, {}
+            self._turn = turn
+            self._clear()
 
     def tiers(self, state: State) -> dict[int, int]:
         """Each legal step id of ``state`` with the best tier its turn can reach."""
