@@ -35,8 +35,9 @@ def test_built_in_names_make_their_bots():
 
 
 def test_best_names_give_the_documented_players(tmp_path, monkeypatch):
-    """``best:Np`` is the player :data:`BEST` names for N players, found from any working
-    folder (the repository's checkpoints/), and a clear error when its file is gone."""
+    """``best:Np`` is the player :data:`BEST` names for N players: a registered name (with
+    its budget), or a checkpoint found from any working folder (the repository's
+    checkpoints/), and a clear error when its file is gone."""
     from splut_env.players import BEST, best_spec
 
     for n in (2, 3, 4):
@@ -44,12 +45,13 @@ def test_best_names_give_the_documented_players(tmp_path, monkeypatch):
         assert agent.name == BEST[n].rpartition("/")[2]
         assert best_spec(n).endswith(BEST[n])
     monkeypatch.chdir(tmp_path)
-    assert splut_env.make_agent("best:2p").name == BEST[2].rpartition("/")[2]
+    monkeypatch.setitem(BEST, 2, "checkpoints/splut_2p.zip:shield")
+    assert splut_env.make_agent("best:2p").name == "splut_2p.zip:shield"
     monkeypatch.setitem(BEST, 2, "checkpoints/missing_2p.zip:shield")
     with pytest.raises(ValueError, match=r"best:2p is 'checkpoints/missing_2p\.zip:shield'"):
         splut_env.make_agent("best:2p")
-    monkeypatch.setitem(BEST, 2, "search:expert")
-    assert splut_env.make_agent("best:2p").name == "search:expert"
+    monkeypatch.setitem(BEST, 2, "search:expert=900")
+    assert splut_env.make_agent("best:2p").name == "search:expert=900"
 
 
 def test_entry_points_are_imported_only_when_an_agent_is_made():
@@ -73,6 +75,28 @@ def test_a_registry_of_another_game_needs_nothing_of_splut():
         registry.make("nope")
     with pytest.raises(ValueError, match="an agent name must be a non-empty string"):
         registry.register("", Fixed)
+
+
+class Budgeted(Fixed):
+    def __init__(self, seed=None, budget=100):
+        super().__init__(seed)
+        self.budget = budget
+
+
+def test_a_name_with_a_budget_passes_it_to_factories_that_take_one():
+    registry = AgentRegistry({"search": Budgeted, "fixed": Fixed})
+    assert registry.make("search").budget == 100
+    agent = registry.make("search=250", seed=3)
+    assert (agent.budget, agent.seed) == (250, 3)
+    with pytest.raises(ValueError, match="agent 'fixed' takes no search budget"):
+        registry.make("fixed=5")
+    for bad in ("search=0", "search=many", "search=", "search=-3", "search=99999999"):
+        with pytest.raises(ValueError, match=r"expected search=N with N a whole number from 1"):
+            registry.make(bad)
+    with pytest.raises(ValueError, match="unknown agent 'other=5'"):
+        registry.make("other=5")
+    expert = splut_env.make_agent("search:expert=1500", seed=2)
+    assert expert.name == "search:expert=1500" and expert._bot.params[3] == 1500
 
 
 def test_register_agent_adds_a_name_to_make_agent():

@@ -541,7 +541,7 @@ class CompiledAgent(TurnPlanner):
         self, name: str = "search:expert", seed: int | None = None, nodes: int | None = None
     ) -> None:
         super().__init__(seed)
-        self.name = name
+        self.name = name if nodes is None else f"{name}={nodes}"
         self.level = name.partition(":")[2]
         self._bot = BatchedBot(name, seed=seed, nodes=nodes)
 
@@ -568,7 +568,8 @@ def hard(seed: int | None = None) -> CompiledAgent:
     return CompiledAgent("search:hard", seed=seed)
 
 
-def expert(seed: int | None = None) -> CompiledAgent:
+def expert(seed: int | None = None, budget: int | None = None) -> CompiledAgent:
     """``search:expert``: iterative deepening alpha-beta over whole turns (see the module
-    doc)."""
-    return CompiledAgent("search:expert", seed=seed)
+    doc); ``search:expert=N`` searches ``budget`` = N positions per turn instead of
+    :data:`EXPERT_NODES`."""
+    return CompiledAgent("search:expert", seed=seed, nodes=budget)

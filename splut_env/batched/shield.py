@@ -1,8 +1,8 @@
 """The shield's searches (:class:`splut_env.players.tactics.ShieldTactics`) in compiled
 kernels: the same exact searches (:func:`~splut_env.players.tactics.exposed`,
 :func:`~splut_env.players.tactics.forced_win`, :func:`~splut_env.players.tactics.forced_loss`),
-several times faster. Checkpoints played under the shield (``path.zip:shield``,
-``best:Np``) use :class:`CompiledTactics`."""
+several times faster. Checkpoints played under the shield (``path.zip:shield``) use
+:class:`CompiledTactics`."""
 
 from __future__ import annotations
 

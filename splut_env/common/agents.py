@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import importlib
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -60,6 +61,8 @@ class Agent(abc.ABC):
 
 #: A factory called as ``factory(seed=...)``, or its ``"module:attribute"`` entry point.
 Factory = Callable[..., Agent] | str
+#: The largest budget ``name=N`` accepts.
+MAX_BUDGET = 10_000_000
 
 
 def load_entry_point(entry_point: str) -> Any:
@@ -74,7 +77,8 @@ class AgentRegistry:
     of that name is made. ``files`` is the entry point of a function
     ``load(spec, seed) -> Agent | None`` that makes agents from file specs (checkpoints); it
     returns ``None`` for a spec that is not one of its files; ``files_help`` says what such a
-    spec looks like, for error messages."""
+    spec looks like, for error messages. ``name=N`` makes ``name``'s agent with a search
+    budget of ``N`` when its factory takes a ``budget`` argument."""
 
     def __init__(
         self,
@@ -92,6 +96,12 @@ class AgentRegistry:
             raise ValueError(f"an agent name must be a non-empty string, got {name!r:.80}")
         self._factories[name] = factory
 
+    def _factory(self, name: str) -> Callable[..., Agent]:
+        factory = self._factories[name]
+        if isinstance(factory, str):
+            factory = self._factories[name] = load_entry_point(factory)
+        return factory
+
     def names(self) -> list[str]:
         """The registered names."""
         return sorted(self._factories)
@@ -100,11 +110,19 @@ class AgentRegistry:
         """An agent from a registered name, a file spec, or ``spec`` itself if it is one."""
         if isinstance(spec, Agent):
             return spec
-        factory = self._factories.get(spec) if isinstance(spec, str) else None
-        if factory is not None:
-            if isinstance(factory, str):
-                factory = self._factories[spec] = load_entry_point(factory)
-            return factory(seed=seed)
+        if isinstance(spec, str) and spec in self._factories:
+            return self._factory(spec)(seed=seed)
+        name, sep, budget = spec.partition("=") if isinstance(spec, str) else ("", "", "")
+        if sep and name in self._factories:
+            factory = self._factory(name)
+            if "budget" not in inspect.signature(factory).parameters:
+                raise ValueError(f"{spec!r:.120}: agent {name!r} takes no search budget (=N)")
+            if not budget.isdigit() or not 1 <= int(budget) <= MAX_BUDGET:
+                raise ValueError(
+                    f"{spec!r:.120}: expected {name}=N with N a whole number from 1 to "
+                    f"{MAX_BUDGET}, got {budget!r:.40}"
+                )
+            return factory(seed=seed, budget=int(budget))
         if isinstance(spec, str) and self._files is not None:
             agent = load_entry_point(self._files)(spec, seed)
             if agent is not None:

@@ -14,13 +14,14 @@ from pathlib import Path
 
 from splut_env.common.agents import Agent, AgentRegistry, Factory
 
-#: The strongest trained player shipped for each table size, as its model card documents:
-#: ``make_agent("best:2p")`` plays it. Checkpoint paths are relative to the working folder
-#: or, failing that, to the repository the package was installed from.
+#: The strongest player shipped for each table size, as measured in the README's "The
+#: strongest players": ``make_agent("best:2p")`` plays it. A spec as ``make_agent`` reads
+#: it; checkpoint paths are relative to the working folder or, failing that, to the
+#: repository the package was installed from.
 BEST = {
-    2: "checkpoints/splut_2p.zip:shield",
-    3: "checkpoints/splut_3p.zip:shield",
-    4: "checkpoints/splut_4p.zip:shield",
+    2: "search:expert=6500",
+    3: "search:expert",
+    4: "search:expert",
 }
 
 
@@ -66,8 +67,9 @@ PLAYERS = AgentRegistry(
 def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     """An agent from a registered name (``"random"``, ``"greedy"``,
     ``"search:easy|medium|hard|expert"``, ``"best:2p|3p|4p"`` or one given to
-    :func:`register_agent`), a checkpoint path (``*.zip``; ``*.zip:shield`` adds the rules'
-    tactical check, ``*.zip:mcts[=N]`` a tree search over the network), or ``spec`` itself."""
+    :func:`register_agent`), ``"search:expert=N"`` (a budget of N positions per turn), a
+    checkpoint path (``*.zip``; ``*.zip:shield`` adds the rules' tactical check,
+    ``*.zip:mcts[=N]`` a tree search over the network), or ``spec`` itself."""
     return PLAYERS.make(spec, seed=seed)
 
 
