@@ -102,6 +102,18 @@ class AgentRegistry:
             factory = self._factories[name] = load_entry_point(factory)
         return factory
 
+    def _with_budget(self, spec: str, name: str, budget: str, seed: int | None) -> Agent:
+        """``name``'s agent searching ``budget`` (``spec`` is ``name=budget``)."""
+        factory = self._factory(name)
+        if "budget" not in inspect.signature(factory).parameters:
+            raise ValueError(f"{spec!r:.120}: agent {name!r} takes no search budget (=N)")
+        if not budget.isdigit() or not 1 <= int(budget) <= MAX_BUDGET:
+            raise ValueError(
+                f"{spec!r:.120}: expected {name}=N with N a whole number from 1 to "
+                f"{MAX_BUDGET}, got {budget!r:.40}"
+            )
+        return factory(seed=seed, budget=int(budget))
+
     def names(self) -> list[str]:
         """The registered names."""
         return sorted(self._factories)
@@ -110,23 +122,16 @@ class AgentRegistry:
         """An agent from a registered name, a file spec, or ``spec`` itself if it is one."""
         if isinstance(spec, Agent):
             return spec
-        if isinstance(spec, str) and spec in self._factories:
-            return self._factory(spec)(seed=seed)
-        name, sep, budget = spec.partition("=") if isinstance(spec, str) else ("", "", "")
-        if sep and name in self._factories:
-            factory = self._factory(name)
-            if "budget" not in inspect.signature(factory).parameters:
-                raise ValueError(f"{spec!r:.120}: agent {name!r} takes no search budget (=N)")
-            if not budget.isdigit() or not 1 <= int(budget) <= MAX_BUDGET:
-                raise ValueError(
-                    f"{spec!r:.120}: expected {name}=N with N a whole number from 1 to "
-                    f"{MAX_BUDGET}, got {budget!r:.40}"
-                )
-            return factory(seed=seed, budget=int(budget))
-        if isinstance(spec, str) and self._files is not None:
-            agent = load_entry_point(self._files)(spec, seed)
-            if agent is not None:
-                return agent
+        if isinstance(spec, str):
+            if spec in self._factories:
+                return self._factory(spec)(seed=seed)
+            name, sep, budget = spec.partition("=")
+            if sep and name in self._factories:
+                return self._with_budget(spec, name, budget, seed)
+            if self._files is not None:
+                agent = load_entry_point(self._files)(spec, seed)
+                if agent is not None:
+                    return agent
         files = f", {self._files_help}" if self._files is not None else ""
         raise ValueError(
             f"unknown agent {spec!r:.120}: expected an Agent{files} or one of {self.names()}"
