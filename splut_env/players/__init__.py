@@ -21,7 +21,7 @@ from splut_env.common.agents import Agent, AgentRegistry, Factory
 BEST = {
     2: "search:expert=6500",
     3: "search:expert",
-    4: "search:expert",
+    4: "search:expert=10000",
 }
 
 
