@@ -88,6 +88,66 @@ def test_end_to_end_two_players(tmp_path, capsys):
     assert states[-1].is_over()
 
 
+def test_a_stopped_run_keeps_its_games_and_resumes(tmp_path, capsys, monkeypatch):
+    """Games are journalled as they finish; Ctrl-C keeps them; the same command with
+    --resume plays only the rest and writes what an unbroken run writes."""
+    command = ["--agents", "greedy", "random", "search:easy", "--games", "2", "--workers", "1",
+               "--max-turns", "40", "--openings", "2", "--seed", "3"]  # fmt: skip
+    whole, out = tmp_path / "whole", tmp_path / "stopped"
+    evaluate.main([*command, "--out", str(whole)])
+    assert not (whole / "progress.jsonl").exists()
+    play = evaluate.run_game
+    calls = []
+
+    def stop_after_four(spec):
+        calls.append(spec.index)
+        if len(calls) > 4:
+            raise KeyboardInterrupt
+        return play(spec)
+
+    monkeypatch.setattr(evaluate, "run_game", stop_after_four)
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main([*command, "--out", str(out)])
+    assert stop.value.code == 130
+    assert "stopped: 4 of 6 games kept" in capsys.readouterr().out
+    assert len((out / "progress.jsonl").read_text().splitlines()) == 1 + 4
+    with pytest.raises(SystemExit):  # not silently overwritten
+        evaluate.main([*command, "--out", str(out)])
+    assert "holds the games of a stopped run" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        evaluate.main([*command[:5], "4", *command[6:], "--out", str(out), "--resume"])
+    assert "other parameters (games)" in capsys.readouterr().err
+    # A line cut short by the kill is dropped; the games are played again.
+    with open(out / "progress.jsonl", "a") as f:
+        f.write('{"index": 5, "start_')
+    calls.clear()
+    monkeypatch.setattr(evaluate, "run_game", play)
+    evaluate.main([*command, "--out", str(out), "--resume"])
+    assert "6 games of 2 players on 1 worker(s), 4 of them played before" in capsys.readouterr().out
+    for name in ("games.txt", "seats.csv"):
+        assert (out / name).read_text() == (whole / name).read_text()
+    rows = [
+        [r[:-1] for r in csv.reader((d / "agents.csv").read_text().splitlines())]
+        for d in (out, whole)
+    ]
+    assert rows[0] == rows[1]  # all but the time per step
+    assert not (out / "progress.jsonl").exists()
+    (out / "progress.jsonl").write_text('{"x": 1}\n')
+    with pytest.raises(SystemExit):
+        evaluate.main([*command, "--out", str(out), "--resume"])
+    assert "is from a run with other parameters" in capsys.readouterr().err
+
+
+def test_journal_names_a_line_that_is_not_a_game(tmp_path):
+    specs = evaluate.schedule(["greedy", "random"], players=2, games=2, seed=0, max_turns=20)
+    journal = evaluate.Journal(tmp_path, {"games": 2})
+    journal.start([])
+    with open(journal.path, "a") as f:
+        f.write('{"index": 0, "steps": []}\n')
+    with pytest.raises(ValueError, match=r"progress\.jsonl', line 2: not a finished game"):
+        journal.load(specs)
+
+
 def test_parallel_run_matches_a_serial_one():
     labels = ["greedy", "random", "search:easy"]
     specs = evaluate.schedule(labels, players=3, games=3, seed=5, max_turns=40)

@@ -12,6 +12,11 @@ Deterministic agents replay the same game whenever they meet from the same seats
 opening for each rotation of the seats, shared by the games of that rotation so each agent
 plays it from every seat), which makes the games, and so the confidence intervals, honest.
 
+Every finished game is appended to ``--out/progress.jsonl`` as it ends (JSON lines, read
+back without pickle): a stopped run (Ctrl-C, a killed job) keeps its games, and the same
+command with ``--resume`` plays only the games still missing. The file is removed once the
+tables are written.
+
 Writes to ``--out``: ``summary.md`` (the tables printed at the end), ``agents.csv``,
 ``seats.csv``, ``games.txt`` (one game per line: ``<start SPN> | <steps>``; replay one with
 ``python -m training.replay``) and ``plot.png`` (2 players: the win-rate matrix; 3–4 players:
@@ -23,11 +28,12 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import json
 import multiprocessing as mp
 import os
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from tqdm import tqdm
@@ -155,35 +161,103 @@ def run_games(
     spec_of: dict[str, str | Agent],
     workers: int,
     progress: bool = True,
+    done: Sequence[tuple[GameSpec, GameRecord]] = (),
+    on_result: Callable[[GameSpec, GameRecord], None] | None = None,
 ) -> list[tuple[GameSpec, GameRecord]]:
     """Play the games on ``workers`` processes with a progress bar; results in spec order.
     ``spec_of`` maps each label to an agent's name or path, or (one worker only) to an
-    :class:`Agent` object."""
+    :class:`Agent` object. ``done``: games already played (a resumed run), not played
+    again; ``on_result`` is called with each new game as it finishes."""
     if workers > 1 and any(isinstance(s, Agent) for s in spec_of.values()):
         raise ValueError("agent objects can only be evaluated with one worker")
     results: list[tuple[GameSpec, GameRecord]] = []
     bar = tqdm(total=len(specs), desc="games", unit="game", disable=not progress)
     wins: dict[str, int] = {}
 
-    def record(item: tuple[GameSpec, GameRecord]) -> None:
+    def record(item: tuple[GameSpec, GameRecord], new: bool = True) -> None:
         spec, rec = item
         results.append(item)
+        if new and on_result is not None:
+            on_result(spec, rec)
         if rec.winner is not None:
             wins[spec.table[rec.winner]] = wins.get(spec.table[rec.winner], 0) + 1
         bar.set_postfix_str(" ".join(f"{k}:{v}" for k, v in sorted(wins.items())), refresh=False)
         bar.update()
 
+    for item in done:
+        record(item, new=False)
+    played = {spec.index for spec, _ in done}
+    todo = [spec for spec in specs if spec.index not in played]
     if workers <= 1:
         _init_worker(spec_of)
-        for spec in specs:
+        for spec in todo:
             record(run_game(spec))
     else:
         with mp.get_context("spawn").Pool(workers, _init_worker, (spec_of, 1)) as pool:
-            for item in pool.imap_unordered(run_game, specs):
+            for item in pool.imap_unordered(run_game, todo):
                 record(item)
     bar.close()
     results.sort(key=lambda item: item[0].index)
     return results
+
+
+class Journal:
+    """``progress.jsonl``: the run's parameters on the first line, then one finished game
+    per line, appended as games end, so that a stopped run can be resumed."""
+
+    NAME = "progress.jsonl"
+
+    def __init__(self, out: Path, params: dict) -> None:
+        self.path = out / self.NAME
+        self.params = params
+
+    def load(self, specs: Sequence[GameSpec]) -> list[tuple[GameSpec, GameRecord]]:
+        """The games a stopped run with the same parameters finished; raises ``ValueError``
+        naming the file when it belongs to another run or a line is not a game. A last
+        line cut short (the run killed while writing it) is dropped."""
+        where = f"{str(self.path)!r}"
+        if not self.path.is_file():
+            raise ValueError(f"--resume: no {where} (nothing to resume: run without --resume)")
+        text = self.path.read_text()
+        lines = text.split("\n")[:-1]  # a last line without its newline was cut short
+        try:
+            params = json.loads(lines[0])
+        except ValueError as err:
+            raise ValueError(f"{where}, line 1: not a run's parameters ({err})") from err
+        if params != self.params:
+            changed = sorted(
+                k for k in {*params, *self.params} if params.get(k) != self.params.get(k)
+            )
+            raise ValueError(
+                f"--resume: {where} is from a run with other parameters ({', '.join(changed)}); "
+                "run the same command to resume it, or choose another --out"
+            )
+        by_index = {spec.index: spec for spec in specs}
+        done: dict[int, tuple[GameSpec, GameRecord]] = {}
+        for number, line in enumerate(lines[1:], start=2):
+            try:
+                data = json.loads(line)
+                record = GameRecord(**{f.name: data[f.name] for f in fields(GameRecord)})
+                spec = by_index[data["index"]]
+            except (ValueError, KeyError, TypeError) as err:
+                raise ValueError(f"{where}, line {number}: not a finished game ({err!r})") from err
+            done[spec.index] = (spec, record)
+        return [done[i] for i in sorted(done)]
+
+    def start(self, done: Sequence[tuple[GameSpec, GameRecord]]) -> None:
+        """Rewrite the file with the parameters and ``done`` (dropping a cut line)."""
+        with open(self.path, "w") as f:
+            f.write(json.dumps(self.params) + "\n")
+            for spec, record in done:
+                f.write(self._line(spec, record))
+
+    def add(self, spec: GameSpec, record: GameRecord) -> None:
+        with open(self.path, "a") as f:
+            f.write(self._line(spec, record))
+
+    @staticmethod
+    def _line(spec: GameSpec, record: GameRecord) -> str:
+        return json.dumps({"index": spec.index, **asdict(record)}) + "\n"
 
 
 def evaluate_agent(
@@ -323,6 +397,8 @@ def report(labels: Sequence[str], players: int, summary: dict) -> str:
 
 
 OUTPUTS = ("summary.md", "agents.csv", "seats.csv", "games.txt", "plot.png", "ratings.png")
+#: The command-line parameters a resumed run must share with the stopped one.
+PARAMS = ("agents", "opponents", "players", "games", "seed", "max_turns", "openings")
 Z95 = 1.959964
 
 
@@ -333,7 +409,7 @@ def prepare_out(out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ValueError(f"--out {str(out)!r}: cannot make the output folder: {err}") from err
-    for name in OUTPUTS:
+    for name in (*OUTPUTS, Journal.NAME):
         path = out / name
         if path.exists() and not path.is_file():
             raise ValueError(f"--out {str(out)!r}: {name} exists there and is not a file")
@@ -494,6 +570,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--workers", type=int_range(1, 256), default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, default=Path("runs/eval"))
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help=f"go on with a stopped run of the same command (its --out/{Journal.NAME})",
+    )
     args = parser.parse_args(argv)
     specs_given = args.agents + args.opponents
     labels = labels_for(specs_given)
@@ -509,13 +590,36 @@ def main(argv: list[str] | None = None) -> None:
         specs = schedule(
             labels, args.players, args.games, args.seed, args.max_turns, focus, args.openings
         )
+        params = {k: getattr(args, k) for k in PARAMS}
+        journal = Journal(args.out, params)
+        if args.resume:
+            done = journal.load(specs)
+        elif journal.path.exists():
+            raise ValueError(
+                f"--out {str(args.out)!r} holds the games of a stopped run ({Journal.NAME}): "
+                "add --resume to go on with it, or choose another --out"
+            )
+        else:
+            done = []
     except ValueError as err:
         parser.error(str(err))
-    print(f"{len(specs)} games of {args.players} players on {args.workers} worker(s)")
-    results = run_games(specs, spec_of, args.workers)
+    journal.start(done)
+    print(
+        f"{len(specs)} games of {args.players} players on {args.workers} worker(s)"
+        + (f", {len(done)} of them played before" if args.resume else "")
+    )
+    try:
+        results = run_games(specs, spec_of, args.workers, done=done, on_result=journal.add)
+    except KeyboardInterrupt:
+        kept = len(journal.load(specs))
+        print(
+            f"\nstopped: {kept} of {len(specs)} games kept in {journal.path}; add --resume to go on"
+        )
+        raise SystemExit(130) from None
     summary = summarize(labels, args.players, results)
     text = report(labels, args.players, summary)
     write_outputs(args.out, labels, args.players, summary, results, text)
+    journal.path.unlink()
     print(text)
     print(f"\nwritten to {args.out}/: summary.md agents.csv seats.csv games.txt plot.png")
 
