@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 
 from splut_env import load_agent, make_agent
+from splut_env.encoding import step_id_to_action
 from splut_env.envs.match import play_game as play_match
 from splut_env.players.checkpoint import read_meta
+from splut_env.players.tactics import ShieldTactics
+from splut_env.rules import State
 from training import expert_iteration as ex
 from training.config import ConfigError, ExItConfig, parse_config
 
@@ -63,6 +66,37 @@ def test_a_short_run_resumes_and_writes_a_safe_player(tmp_path):
     assert load_agent(player, num_players=2).name == "player.zip"
 
 
+def test_shield_targets_narrow_the_policy_to_the_shields_best_steps(tmp_path):
+    """With ``targets: shield`` the network plays alone against the opponents; each of its
+    steps is a sample whose target is its own policy over the steps of the shield's best
+    tier (zero elsewhere, summing to one); games replay from their seed; a run trains."""
+    small = {**SMALL, "targets": "shield", "max_turns": 60, "sample_steps": 2}
+    config = parse_config({**small, "opponents": ["greedy"]}, kind=ExItConfig)
+    source = "checkpoints/splut_2p.zip"
+    game, steps = ex.play_game((source, config, 3))
+    assert 0 < len(game["values"]) < steps  # greedy's steps are played, not learnt
+    targets, masks = game["targets"], game["masks"]
+    assert np.allclose(targets.sum(1), 1) and not targets[~masks].any()
+    assert ((targets > 0) & (targets < 1)).any()  # the policy within the tier, not one step
+    assert set(np.unique(game["values"])) <= {-1.0, 1.0}
+    again, _ = ex.play_game((source, config, 3))
+    assert all(np.array_equal(game[k], again[k]) for k in game)
+    # In self-play from the start the first sample is the start position: its target's
+    # support is exactly the shield's best tier there.
+    config = parse_config({**small, "opponents": ["self"], "opening_steps": 0}, kind=ExItConfig)
+    game, steps = ex.play_game((source, config, 4))
+    assert len(game["values"]) == steps
+    state = State.initial(2)
+    best = max(ShieldTactics().tiers(state).values())
+    allowed = {
+        step_id_to_action(0, sid) for sid, t in ShieldTactics().tiers(state).items() if t == best
+    }
+    assert set(np.flatnonzero(game["targets"][0])) == allowed
+    run = tmp_path / "run"
+    ex.train(config, run)
+    assert json.loads((run / "state.json").read_text())["iteration"] == 2
+
+
 def test_replay_buffer_keeps_the_latest_samples(tmp_path):
     buffer = ex.ReplayBuffer(3)
     batch = {k: np.zeros((5, *shape), dtype) for k, (shape, dtype) in ex.FIELDS.items()}
@@ -89,6 +123,9 @@ def test_ladder_rating_sits_between_the_bots_it_splits_with():
         ({"full_simulations": 0}, "full_simulations must be at least 1"),
         ({"eval": {"bots": ["nobody"]}}, "unknown bot 'nobody'"),
         ({"eval": {"ladder": {"greedy": "high"}}}, "must map names to finite numbers"),
+        ({"targets": "oracle"}, "targets must be 'search' or 'shield'"),
+        ({"opponents": ["self", "nobody"]}, "opponents: unknown bot 'nobody'"),
+        ({"opponents": []}, "opponents must name at least one"),
     ],
 )
 def test_bad_config_is_named(change, message):

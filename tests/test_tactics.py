@@ -12,7 +12,7 @@ from conftest import greedy_turns
 
 from splut_env import make_agent, rules
 from splut_env.batched import BatchedGames
-from splut_env.batched.shield import CompiledTactics, _forced_loss
+from splut_env.batched.shield import CompiledTactics, _forced_loss, new_memo, tier_labels
 from splut_env.common.agents import Agent
 from splut_env.encoding import action_to_step_id, step_id_to_action
 from splut_env.players.tactics import (
@@ -197,6 +197,34 @@ def test_compiled_tiers_are_the_shields_tiers():
             seen |= set(expected.values())
     assert {0, 1, 2, 3} <= seen
     assert isinstance(make_agent("checkpoints/splut_2p.zip:shield").tactics, CompiledTactics)
+
+
+def test_tier_labels_are_the_shields_tiers_in_the_movers_frame():
+    """The training labels (``tier_labels``) are the shield's tiers of every legal step, a
+    forced win counted as safe (tier 1), at the action of that step in the mover's frame,
+    and -2 on every other action; one memo serves every step of a turn."""
+    rng = np.random.default_rng(5)
+    out, seen = np.empty(196, np.int8), set()
+    for players in (2, 3, 4):
+        games = BatchedGames(1, players)
+        for _ in range(16 if players == 2 else 5):
+            state = random_state(rng, players, 70)
+            if state is None:
+                continue
+            memo = new_memo()
+            while True:
+                games.set_state(0, state)
+                tier_labels(games.games[0], out, memo)
+                expected = np.full(196, -2)
+                for sid, tier in ShieldTactics().tiers(state).items():
+                    expected[step_id_to_action(state.to_move, sid)] = 1 if tier == 2 else tier
+                assert (out == expected).all(), rules.to_spn(state)
+                seen |= set(out[out > -2].tolist())
+                turn = state.turn
+                state.apply(int(rng.choice(state.legal_ids())))
+                if state.is_over() or state.turn != turn:
+                    break
+    assert {0, 1, 3} <= seen
 
 
 def random_state(rng: np.random.Generator, players: int, most: int) -> State | None:

@@ -293,6 +293,13 @@ class ExItConfig(RunConfig):
     explained in that module's doc)."""
 
     name: str = "exit"
+    targets: str = "search"
+    """What the network learns: ``search`` (the tree search's visit counts, self-play through
+    the search) or ``shield`` (its own policy narrowed to the shield's best steps, in games it
+    plays alone against ``opponents``)."""
+    opponents: list[str] = field(default_factory=lambda: ["self"])
+    """With ``targets: shield``: the opponents drawn (uniformly) for each game; ``self`` is
+    the network itself."""
     iterations: int = 20
     games: int = 32
     """Self-play games per iteration."""
@@ -362,6 +369,11 @@ class ExItConfig(RunConfig):
                 raise ConfigError(f"{name} must be at least 0, got {value}")
         check_names("eval.bots", self.eval.bots)
         check_names("eval.ladder", list(self.eval.ladder))
+        if self.targets not in ("search", "shield"):
+            raise ConfigError(f"targets must be 'search' or 'shield', got {self.targets!r}")
+        if not self.opponents:
+            raise ConfigError("opponents must name at least one opponent ('self' or a bot)")
+        check_names("opponents", [o for o in self.opponents if o != "self"])
 
 
 # --- checks shared by the trainers' configs (training.train, training.rllib) ----------------

@@ -47,6 +47,8 @@ import yaml
 from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 
+from splut_env.batched import BatchedGames
+from splut_env.batched.shield import new_memo, tier_labels
 from splut_env.encoding import (
     NUM_ACTIONS,
     OBS_SHAPE,
@@ -55,6 +57,7 @@ from splut_env.encoding import (
     action_to_step_id,
     observation_planes,
 )
+from splut_env.players import make_agent
 from splut_env.players.checkpoint import load_checkpoint, save_player
 from splut_env.players.mcts import MCTSAgent
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
@@ -68,6 +71,12 @@ from training.stats import wilson
 
 
 def play_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarray], int]:
+    """One game of the network in the player file ``job[0]``, as ``targets`` says: its
+    training samples and its number of steps."""
+    return play_search_game(job) if job[1].targets == "search" else play_shield_game(job)
+
+
+def play_search_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarray], int]:
     """One self-play game of the network in the player file ``job[0]`` through the search
     (module doc): its training samples (planes as uint8 with the turn fraction apart) and
     its number of steps."""
@@ -97,6 +106,73 @@ def play_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarray], 
             action = int(np.argmax(visits))
         state.apply(action_to_step_id(seat, action))
         steps += 1
+    return _samples(samples, state), steps
+
+
+def play_shield_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarray], int]:
+    """One game of the network alone against opponents drawn from ``opponents`` (module
+    doc): at each of its steps the sample's target is its own policy narrowed to the steps
+    of the shield's best tier (:func:`splut_env.batched.shield.tier_labels`); it plays its
+    own policy, drawn for the first ``sample_steps`` steps and the likeliest after."""
+    player, config, seed = job
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(seed)
+    policy = load_checkpoint(player).policy
+    start = random_opening(config.num_players, config.opening_steps, seed)
+    state = from_spn(start) if start else State.initial(config.num_players)
+    learner = int(rng.choice(state.alive_seats()))
+    seats = {
+        s: None if s == learner else config.opponents[rng.integers(len(config.opponents))]
+        for s in state.alive_seats()
+    }
+    bots = {
+        s: make_agent(name, seed=int(rng.integers(2**31)))
+        for s, name in seats.items()
+        if name not in (None, "self")
+    }
+    row = BatchedGames(1, config.num_players, config.max_turns)
+    tiers = np.empty(NUM_ACTIONS, np.int8)
+    memo, memo_turn = new_memo(), (-1, -1)
+    samples: list[tuple] = []
+    steps = taken = 0
+    while not state.is_over() and state.turn <= config.max_turns:
+        seat = state.to_move
+        if seat in bots:
+            state.apply(action_to_step_id(seat, bots[seat].act(state)))
+            steps += 1
+            continue
+        planes = observation_planes(state, seat, config.max_turns)
+        mask = action_mask(state, seat)
+        with torch.no_grad():
+            obs = torch.as_tensor(planes, dtype=torch.float32)[None]
+            latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
+            logits = policy.action_net(latent)[0].numpy().astype(np.float64)
+        if (state.turn, seat) != memo_turn:
+            memo, memo_turn = new_memo(), (state.turn, seat)
+        row.set_state(0, state)
+        tier_labels(row.games[0], tiers, memo)
+        allowed = tiers == tiers.max()
+        samples.append((planes, mask, _softmax(logits, allowed), seat))
+        if taken < config.sample_steps:
+            action = int(rng.choice(NUM_ACTIONS, p=_softmax(logits, mask.astype(bool))))
+        else:
+            action = int(np.argmax(np.where(mask, logits, -np.inf)))
+        state.apply(action_to_step_id(seat, action))
+        steps += 1
+        taken += 1
+    return _samples(samples, state), steps
+
+
+def _softmax(logits: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """The softmax of ``logits`` over the ``allowed`` entries (zero elsewhere)."""
+    z = np.where(allowed, logits, -np.inf)
+    z = np.exp(z - z.max())
+    return (z / z.sum()).astype(np.float32)
+
+
+def _samples(samples: list[tuple], state: State) -> dict[str, np.ndarray]:
+    """A game's ``(planes, mask, target, seat)`` samples as the replay buffer's fields, each
+    valued by the game's result for its seat."""
     winner = state.winner() if state.is_over() else -1
     return {
         "planes": np.array([p.astype(np.uint8) for p, *_ in samples], np.uint8).reshape(
@@ -109,7 +185,7 @@ def play_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarray], 
             [0.0 if winner < 0 else 1.0 if s == winner else -1.0 for *_, s in samples],
             np.float32,
         ),
-    }, steps
+    }
 
 
 # --- the replay buffer ------------------------------------------------------------------------
@@ -171,7 +247,9 @@ class ReplayBuffer:
 
 
 def update(policy: Any, optimizer: torch.optim.Optimizer, batch: dict, value_weight: float) -> dict:
-    """One Adam step towards the search's visit distribution and the games' results."""
+    """One Adam step towards the targets (the search's visit distribution, or the policy
+    narrowed by the shield) and the games' results; the losses, and how often the most
+    likely step (before the step) is one the target allows."""
     obs = torch.as_tensor(batch["planes"], dtype=torch.float32)
     obs[:, PLANE_TURN] = torch.as_tensor(batch["turns"])[:, None, None]
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
@@ -186,7 +264,12 @@ def update(policy: Any, optimizer: torch.optim.Optimizer, batch: dict, value_wei
     loss.backward()
     torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
     optimizer.step()
-    return {"policy_loss": policy_loss.item(), "value_loss": value_loss.item()}
+    hit = targets.gather(1, logits.argmax(1, keepdim=True)) > 0
+    return {
+        "policy_loss": policy_loss.item(),
+        "value_loss": value_loss.item(),
+        "target_hit": hit.float().mean().item(),
+    }
 
 
 def ladder_rating(ladder: dict[str, float], results: dict[str, tuple[int, int, int]]) -> float:
@@ -302,6 +385,7 @@ def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
             print(
                 f"iteration {state.iteration}: {new} samples ({buffer.size} in the buffer), "
                 f"policy loss {mean['policy_loss']:.3f}, value loss {mean['value_loss']:.3f}, "
+                f"most likely step in the target {100 * mean['target_hit']:.1f} %, "
                 f"{time.time() - started:.0f} s",
                 flush=True,
             )

@@ -56,12 +56,15 @@ def _forced_win(g, seat):
 
 
 @njit(
-    types.int64(types.int64[::1], types.int64, types.int64, types.int64, types.int64, _MEMO),
+    types.int64(
+        types.int64[::1], types.int64, types.int64, types.int64, types.int64, _MEMO, types.boolean
+    ),
     cache=True,
 )
-def _after(g, sid, seat, alive, turn, memo):
+def _after(g, sid, seat, alive, turn, memo, forced):
     """The best tier the turn can reach after step ``sid`` from ``g`` (-1: our wizard
-    dies), memoised by position (``ShieldedAgent._after``)."""
+    dies), memoised by position (``ShieldedAgent._after``); without ``forced``, forced wins
+    are not looked for (no tier 2: those turns are safe, tier 1)."""
     child = g.copy()
     K._apply(child, sid)
     key = _key(child)
@@ -72,7 +75,7 @@ def _after(g, sid, seat, alive, turn, memo):
         ids = np.empty(K.MAX_LEGAL, dtype=np.int64)
         n = K._legal(child, ids)
         for k in range(n):
-            tier = max(tier, _after(child, ids[k], seat, alive, turn, memo))
+            tier = max(tier, _after(child, ids[k], seat, alive, turn, memo, forced))
             if tier == 3:
                 break
     elif child[K.POS + seat * 3] < 0:
@@ -82,19 +85,19 @@ def _after(g, sid, seat, alive, turn, memo):
     elif _exposed(child, seat):
         tier = 0
     else:
-        tier = 2 if _forced_win(child, seat) else 1
+        tier = 2 if forced and _forced_win(child, seat) else 1
     memo[key] = tier
     return tier
 
 
 @njit(cache=True)
-def _tiers(g, ids, out, memo):
+def _tiers(g, ids, out, memo, forced=True):
     """``out[k]``: the tier of legal step ``ids[k]`` of ``g``; their number. ``memo`` holds
     the tiers of the turn's positions seen so far."""
     n = K._legal(g, ids)
     seat, alive, turn = g[K.TO_MOVE], K._alive_count(g), g[K.TURN]
     for k in range(n):
-        out[k] = _after(g, ids[k], seat, alive, turn, memo)
+        out[k] = _after(g, ids[k], seat, alive, turn, memo, forced)
     return n
 
 
@@ -153,7 +156,8 @@ def _escapes(g, sid, memo, budget):
     return False
 
 
-def _new_memo() -> Dict:
+def new_memo() -> Dict:
+    """An empty memo of tiers by position, for :func:`tier_labels`."""
     return Dict.empty(key_type=types.int64, value_type=types.int64)
 
 
@@ -171,7 +175,7 @@ class CompiledTactics(ShieldTactics):
         super().__init__()
 
     def _clear(self) -> None:
-        self._memo, self._safe = _new_memo(), _new_memo()
+        self._memo, self._safe = new_memo(), new_memo()
         self._left[0] = self.budget
 
     def _row(self, state: State) -> np.ndarray:
@@ -185,3 +189,21 @@ class CompiledTactics(ShieldTactics):
 
     def escapes(self, state: State, step: int) -> bool:
         return bool(_escapes(self._row(state), step, self._safe, self._left))
+
+
+@njit(cache=True)
+def tier_labels(g, out, memo):
+    """``out[a]``: the tier of action ``a`` (in the mover's frame) in position ``g`` as the
+    shield sorts steps (3 kills this turn, 1 safe, 0 exposed, -1 our wizard dies; forced
+    wins are not looked for), -2 where ``a`` is not legal or the game is over. ``memo``:
+    the tiers of this turn's positions so far (a fresh one for each turn). The labels the
+    network alone is trained towards (``training.distill``)."""
+    out[:] = -2
+    seat = g[K.TO_MOVE]
+    if seat < 0:
+        return
+    ids = np.empty(K.MAX_LEGAL, dtype=np.int64)
+    tiers = np.empty(K.MAX_LEGAL, dtype=np.int64)
+    n = _tiers(g, ids, tiers, memo, False)
+    for k in range(n):
+        out[K._ROT_ID[seat, ids[k]]] = tiers[k]
