@@ -331,3 +331,31 @@ def test_the_shield_steers_clear_of_forced_losses():
                 steered += bool(escaping) and safe[0] not in escaping
         state.apply(action_to_step_id(seat, players[seat // 2].act(state)))
     assert steered >= 1
+
+
+def test_shield_targets_drop_the_steps_the_shield_steers_away_from():
+    """The training targets' narrowing (``expert_iteration._escaping``) over a policy that
+    prefers lower actions keeps, as its likeliest step, the step the shield over such an
+    agent plays, at the last steps of a seeded greedy game; and it did narrow some."""
+    from training.expert_iteration import _escaping
+
+    narrowed_some = 0
+    state = State.initial(2)
+    players = [make_agent("greedy", seed=1), make_agent("greedy", seed=101)]
+    games, tiers, logits = BatchedGames(1, 2), np.empty(196, np.int8), -np.arange(196.0)
+    while not state.is_over() and state.turn <= 16:
+        seat = state.to_move
+        if state.steps_left == 1:
+            games.set_state(0, state)
+            tier_labels(games.games[0], tiers, new_memo())
+            shield = ShieldedAgent(FirstLegal(), tactics=CompiledTactics(budget=10**9))
+            if tiers.max() == 1 and shield._allowed(state)[1] == 1:  # no forced win either
+                allowed = tiers == 1
+                narrowed = _escaping(
+                    games.games[0], seat, logits, allowed, new_memo(), np.array([10**9])
+                )
+                assert int(np.flatnonzero(narrowed)[0]) == shield.act(state), rules.to_spn(state)
+                assert not (narrowed & ~allowed).any()
+                narrowed_some += narrowed.sum() < allowed.sum()
+        state.apply(action_to_step_id(seat, players[seat // 2].act(state)))
+    assert narrowed_some >= 1

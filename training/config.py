@@ -300,6 +300,9 @@ class ExItConfig(RunConfig):
     opponents: list[str] = field(default_factory=lambda: ["self"])
     """With ``targets: shield``: the opponents drawn (uniformly) for each game; ``self`` is
     the network itself."""
+    escape_searches: int = 6000
+    """With ``targets: shield`` and two players: the one-turn kill checks per turn that the
+    forced-loss check of the likeliest safe steps may spend (as the shield's; 0: none)."""
     iterations: int = 20
     games: int = 32
     """Self-play games per iteration."""
@@ -361,6 +364,7 @@ class ExItConfig(RunConfig):
             ("weight_decay", self.weight_decay),
             ("value_weight", self.value_weight),
             ("sample_steps", self.sample_steps),
+            ("escape_searches", self.escape_searches),
             ("opening_steps", self.opening_steps),
             ("eval.games", self.eval.games),
             ("eval.openings", self.eval.openings),

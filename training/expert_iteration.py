@@ -48,7 +48,7 @@ from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 
 from splut_env.batched import BatchedGames
-from splut_env.batched.shield import new_memo, tier_labels
+from splut_env.batched.shield import _escapes, new_memo, tier_labels
 from splut_env.encoding import (
     NUM_ACTIONS,
     OBS_SHAPE,
@@ -111,9 +111,11 @@ def play_search_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.nda
 
 def play_shield_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarray], int]:
     """One game of the network alone against opponents drawn from ``opponents`` (module
-    doc): at each of its steps the sample's target is its own policy narrowed to the steps
-    of the shield's best tier (:func:`splut_env.batched.shield.tier_labels`); it plays its
-    own policy, drawn for the first ``sample_steps`` steps and the likeliest after."""
+    doc): at each of its steps the sample's target is its own policy narrowed as the shield
+    narrows it: to the steps of the best tier (:func:`splut_env.batched.shield.tier_labels`),
+    and with two players, when that is a safe turn, without its likeliest steps whose turns
+    all end in a forced loss. It plays its own policy, drawn for the first ``sample_steps``
+    steps and the likeliest after."""
     player, config, seed = job
     torch.set_num_threads(1)
     rng = np.random.default_rng(seed)
@@ -148,10 +150,13 @@ def play_shield_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.nda
             latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
             logits = policy.action_net(latent)[0].numpy().astype(np.float64)
         if (state.turn, seat) != memo_turn:
-            memo, memo_turn = new_memo(), (state.turn, seat)
+            memo, safe, memo_turn = new_memo(), new_memo(), (state.turn, seat)
+            left = np.array([config.escape_searches])
         row.set_state(0, state)
         tier_labels(row.games[0], tiers, memo)
         allowed = tiers == tiers.max()
+        if tiers.max() == 1 and len(state.alive_seats()) == 2 and config.escape_searches:
+            allowed = _escaping(row.games[0], seat, logits, allowed, safe, left)
         samples.append((planes, mask, _softmax(logits, allowed), seat))
         if taken < config.sample_steps:
             action = int(rng.choice(NUM_ACTIONS, p=_softmax(logits, mask.astype(bool))))
@@ -161,6 +166,20 @@ def play_shield_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.nda
         steps += 1
         taken += 1
     return _samples(samples, state), steps
+
+
+def _escaping(
+    g: np.ndarray, seat: int, logits: np.ndarray, allowed: np.ndarray, memo: Any, left: np.ndarray
+) -> np.ndarray:
+    """``allowed`` without the steps that, tried from the likeliest, only lead to turns the
+    opponent answers with a forced loss, up to the first that escapes (as the shield asks
+    again); all of ``allowed`` when none escapes. ``memo`` and ``left``: the turn's."""
+    narrowed = allowed.copy()
+    for action in np.argsort(-np.where(allowed, logits, -np.inf))[: int(allowed.sum())]:
+        if _escapes(g, action_to_step_id(seat, int(action)), memo, left):
+            return narrowed
+        narrowed[action] = False
+    return allowed
 
 
 def _softmax(logits: np.ndarray, allowed: np.ndarray) -> np.ndarray:
