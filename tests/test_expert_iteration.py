@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from splut_env import load_agent, make_agent
-from splut_env.encoding import step_id_to_action
+from splut_env.encoding import PLANE_TURN, step_id_to_action
 from splut_env.envs.match import play_game as play_match
 from splut_env.players.checkpoint import read_meta
 from splut_env.players.tactics import ShieldTactics
@@ -95,6 +95,35 @@ def test_shield_targets_narrow_the_policy_to_the_shields_best_steps(tmp_path):
     run = tmp_path / "run"
     ex.train(config, run)
     assert json.loads((run / "state.json").read_text())["iteration"] == 2
+
+
+def test_update_reports_and_lowers_the_mass_outside_the_targets_support():
+    """``support_loss`` is minus the log of the policy's mass on the target's steps, and
+    updates weighted on it move mass onto them."""
+    import torch
+
+    from splut_env.players.network import build_policy
+
+    torch.manual_seed(0)
+    config = parse_config(SMALL, kind=ExItConfig)
+    policy = build_policy(config.network)
+    rng = np.random.default_rng(0)
+    batch = {k: np.zeros((8, *shape), dtype) for k, (shape, dtype) in ex.FIELDS.items()}
+    batch["planes"] = rng.integers(0, 2, batch["planes"].shape).astype(np.uint8)
+    batch["masks"][:, :20] = True
+    batch["targets"][:, :2] = 0.5
+    optimizer = torch.optim.SGD(policy.parameters(), lr=0.0)
+    first = ex.update(policy, optimizer, batch, value_weight=1.0, support_weight=1.0)
+    obs = torch.as_tensor(batch["planes"], dtype=torch.float32)
+    obs[:, PLANE_TURN] = 0.0  # the turn fraction, apart in the buffer
+    logits = policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(obs)))
+    probs = torch.softmax(logits.detach()[:, :20], dim=1)
+    expected = -torch.log(probs[:, :2].sum(1)).mean().item()
+    assert first["support_loss"] == pytest.approx(expected, rel=1e-4)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
+    for _ in range(30):
+        last = ex.update(policy, optimizer, batch, value_weight=0.0, support_weight=5.0)
+    assert last["support_loss"] < first["support_loss"] / 2
 
 
 def test_replay_buffer_keeps_the_latest_samples(tmp_path):

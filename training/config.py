@@ -326,6 +326,9 @@ class ExItConfig(RunConfig):
     learning_rate: float = 1e-3
     weight_decay: float = 1e-4
     value_weight: float = 1.0
+    support_weight: float = 0.0
+    """Weight of minus the log of the policy's mass on the steps the target allows (with
+    ``targets: shield``, the steps the shield keeps), beside the cross-entropy."""
     network: NetworkShape = field(default_factory=NetworkShape)
     init_from: str = ""
     """A player file to start from (same shape and table size), e.g. a distilled network."""
@@ -363,6 +366,7 @@ class ExItConfig(RunConfig):
         for name, value in [
             ("weight_decay", self.weight_decay),
             ("value_weight", self.value_weight),
+            ("support_weight", self.support_weight),
             ("sample_steps", self.sample_steps),
             ("escape_searches", self.escape_searches),
             ("opening_steps", self.opening_steps),

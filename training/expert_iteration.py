@@ -19,6 +19,16 @@ sample ``sample_reuse`` times on average: cross-entropy of the policy against th
 distribution plus ``value_weight`` times the squared error of the value. The value head so learns the game result without shaping (player files say
 ``reward_shaping: 0``), which is what the search wants at its leaves.
 
+With ``targets: shield`` the improvement operator is the shield instead of the search
+(:class:`splut_env.players.tactics.ShieldedAgent`, exact and a few turns deep): the network
+plays alone (no search) against opponents drawn from ``opponents`` (``self`` or bots), and
+each of its steps becomes a sample whose target is its own policy narrowed as the shield
+narrows it: to the steps whose turn can still kill, else end safe from a kill (the tiers of
+:func:`splut_env.batched.shield.tier_labels`), and, with two players, without the likeliest
+safe steps whose turns all end in a forced loss (``escape_searches`` kill checks per turn).
+The labels fall on the positions the network's own play reaches (DAgger), so it learns to
+avoid its own blunders; the opponents' steps are played, not learnt.
+
 Every ``eval.every`` iterations the network alone (its most likely step, no search) plays
 ``eval.games`` games against each of ``eval.bots`` from random openings; the results, and a
 rating against the bots' fixed ladder ratings (``eval.ladder``), go to ``eval.csv``,
@@ -265,20 +275,29 @@ class ReplayBuffer:
 # --- training -----------------------------------------------------------------------------------
 
 
-def update(policy: Any, optimizer: torch.optim.Optimizer, batch: dict, value_weight: float) -> dict:
+def update(
+    policy: Any,
+    optimizer: torch.optim.Optimizer,
+    batch: dict,
+    value_weight: float,
+    support_weight: float = 0.0,
+) -> dict:
     """One Adam step towards the targets (the search's visit distribution, or the policy
-    narrowed by the shield) and the games' results; the losses, and how often the most
-    likely step (before the step) is one the target allows."""
+    narrowed by the shield) and the games' results, plus ``support_weight`` times minus the
+    log of the policy's mass on the steps the target allows; the losses, and how often the
+    most likely step (before the step) is one the target allows."""
     obs = torch.as_tensor(batch["planes"], dtype=torch.float32)
     obs[:, PLANE_TURN] = torch.as_tensor(batch["turns"])[:, None, None]
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
     logits = policy.action_net(latent_pi)
     logits = logits.masked_fill(~torch.as_tensor(batch["masks"]), -1e9)
     targets = torch.as_tensor(batch["targets"])
-    policy_loss = -(targets * torch.log_softmax(logits, dim=1)).sum(1).mean()
+    log_probs = torch.log_softmax(logits, dim=1)
+    policy_loss = -(targets * log_probs).sum(1).mean()
+    support_loss = -torch.logsumexp(log_probs.masked_fill(targets <= 0, -1e9), dim=1).mean()
     values = policy.value_net(latent_vf).flatten()
     value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(batch["values"]))
-    loss = policy_loss + value_weight * value_loss
+    loss = policy_loss + support_weight * support_loss + value_weight * value_loss
     optimizer.zero_grad()
     loss.backward()
     torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
@@ -287,6 +306,7 @@ def update(policy: Any, optimizer: torch.optim.Optimizer, batch: dict, value_wei
     return {
         "policy_loss": policy_loss.item(),
         "value_loss": value_loss.item(),
+        "support_loss": support_loss.item(),
         "target_hit": hit.float().mean().item(),
     }
 
@@ -386,7 +406,11 @@ def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
             policy.set_training_mode(True)
             losses = [
                 update(
-                    policy, optimizer, buffer.sample(rng, config.batch_size), config.value_weight
+                    policy,
+                    optimizer,
+                    buffer.sample(rng, config.batch_size),
+                    config.value_weight,
+                    config.support_weight,
                 )
                 for _ in range(max(1, round(new * config.sample_reuse / config.batch_size)))
             ]
