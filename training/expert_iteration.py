@@ -428,6 +428,7 @@ def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
             print(
                 f"iteration {state.iteration}: {new} samples ({buffer.size} in the buffer), "
                 f"policy loss {mean['policy_loss']:.3f}, value loss {mean['value_loss']:.3f}, "
+                f"support loss {mean['support_loss']:.3f}, "
                 f"most likely step in the target {100 * mean['target_hit']:.1f} %, "
                 f"{time.time() - started:.0f} s",
                 flush=True,
@@ -513,15 +514,28 @@ def plot_curve(path: Path, state: RunState, config: ExItConfig) -> None:
 
 def model_card(config: ExItConfig, state: RunState) -> str:
     """The run's model card (Markdown)."""
+    if config.targets == "search":
+        samples = "full-search samples"
+        teacher = (
+            f"- search: PUCT, {config.full_simulations} simulations with chance {config.p_full} "
+            f"(training samples), else {config.fast_simulations}; c_puct {config.c_puct}"
+        )
+    else:
+        samples = "samples (every step of the network)"
+        teacher = (
+            "- targets: the network's policy narrowed by the shield (best tier; forced losses "
+            f"checked with {config.escape_searches} kill checks a turn), support weight "
+            f"{config.support_weight}; opponents: {', '.join(config.opponents)}"
+        )
     lines = [
-        f"# {config.name}: expert iteration, {config.num_players} players",
+        f"# {config.name}: expert iteration ({config.targets} targets), "
+        f"{config.num_players} players",
         "",
-        f"- {state.iteration} iterations, {state.games:,} self-play games, {state.steps:,} steps, "
-        f"{state.samples:,} full-search samples; wall time {state.wall_seconds / 3600:.2f} h "
-        f"(self-play {state.selfplay_seconds / 3600:.2f} h, updates "
-        f"{state.update_seconds / 3600:.2f} h), {max(config.workers, 1)} self-play processes",
-        f"- search: PUCT, {config.full_simulations} simulations with chance {config.p_full} "
-        f"(training samples), else {config.fast_simulations}; c_puct {config.c_puct}",
+        f"- {state.iteration} iterations, {state.games:,} games, {state.steps:,} steps, "
+        f"{state.samples:,} {samples}; wall time {state.wall_seconds / 3600:.2f} h "
+        f"(games {state.selfplay_seconds / 3600:.2f} h, updates "
+        f"{state.update_seconds / 3600:.2f} h), {max(config.workers, 1)} game processes",
+        teacher,
         f"- network: {config.network.blocks} blocks × {config.network.channels} channels, "
         f"{config.network.features_dim} features; started from "
         f"{config.init_from or 'random weights'}",
