@@ -162,6 +162,14 @@ def test_bad_config_is_named(change, message):
         parse_config(change, kind=ExItConfig)
 
 
+def test_the_shipped_configs_load():
+    from training.config import load_config
+
+    shield = load_config("configs/shield_2p.yaml", kind=ExItConfig)
+    assert shield.targets == "shield" and "search:expert" not in shield.opponents
+    assert load_config("configs/exit_2p.yaml", kind=ExItConfig).targets == "search"
+
+
 def test_command_line_needs_one_of_config_or_resume(tmp_path, capsys):
     with pytest.raises(SystemExit):
         ex.main([])
