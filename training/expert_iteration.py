@@ -144,7 +144,7 @@ def play_shield_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.nda
     }
     row = BatchedGames(1, config.num_players, config.max_turns)
     tiers = np.empty(NUM_ACTIONS, np.int8)
-    memo, memo_turn = new_memo(), (-1, -1)
+    memo_turn = (-1, -1, -1)
     samples: list[tuple] = []
     steps = taken = 0
     while not state.is_over() and state.turn <= config.max_turns:
@@ -159,8 +159,9 @@ def play_shield_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.nda
             obs = torch.as_tensor(planes, dtype=torch.float32)[None]
             latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
             logits = policy.action_net(latent)[0].numpy().astype(np.float64)
-        if (state.turn, seat) != memo_turn:
-            memo, safe, memo_turn = new_memo(), new_memo(), (state.turn, seat)
+        turn = (state.turn, seat, len(state.alive_seats()))  # what the memos depend on
+        if turn != memo_turn:
+            memo, safe, memo_turn = new_memo(), new_memo(), turn
             left = np.array([config.escape_searches])
         row.set_state(0, state)
         tier_labels(row.games[0], tiers, memo)
