@@ -146,6 +146,12 @@ def test_journal_names_a_line_that_is_not_a_game(tmp_path):
         f.write('{"index": 0, "steps": []}\n')
     with pytest.raises(ValueError, match=r"progress\.jsonl', line 2: not a finished game"):
         journal.load(specs)
+    journal.path.write_text("")
+    with pytest.raises(ValueError, match="is from a run with other parameters"):
+        journal.load(specs)
+    journal.path.write_text("[1]\n")
+    with pytest.raises(ValueError, match="line 1: not a run's parameters"):
+        journal.load(specs)
 
 
 def test_parallel_run_matches_a_serial_one():

@@ -351,9 +351,7 @@ def test_shield_targets_drop_the_steps_the_shield_steers_away_from():
             shield = ShieldedAgent(FirstLegal(), tactics=CompiledTactics(budget=10**9))
             if tiers.max() == 1 and shield._allowed(state)[1] == 1:  # no forced win either
                 allowed = tiers == 1
-                narrowed = _escaping(
-                    games.games[0], seat, logits, allowed, new_memo(), np.array([10**9])
-                )
+                narrowed = _escaping(state, CompiledTactics(budget=10**9), logits, allowed)
                 assert int(np.flatnonzero(narrowed)[0]) == shield.act(state), rules.to_spn(state)
                 assert not (narrowed & ~allowed).any()
                 narrowed_some += narrowed.sum() < allowed.sum()

@@ -221,9 +221,11 @@ class Journal:
         text = self.path.read_text()
         lines = text.split("\n")[:-1]  # a last line without its newline was cut short
         try:
-            params = json.loads(lines[0])
+            params = json.loads(lines[0]) if lines else {}
         except ValueError as err:
             raise ValueError(f"{where}, line 1: not a run's parameters ({err})") from err
+        if not isinstance(params, dict):
+            raise ValueError(f"{where}, line 1: not a run's parameters ({lines[0][:80]!r})")
         if params != self.params:
             changed = sorted(
                 k for k in {*params, *self.params} if params.get(k) != self.params.get(k)

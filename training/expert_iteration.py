@@ -57,8 +57,7 @@ import yaml
 from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 
-from splut_env.batched import BatchedGames
-from splut_env.batched.shield import _escapes, new_memo, tier_labels
+from splut_env.batched.shield import CompiledTactics
 from splut_env.encoding import (
     NUM_ACTIONS,
     OBS_SHAPE,
@@ -129,22 +128,22 @@ def play_shield_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.nda
     player, config, seed = job
     torch.set_num_threads(1)
     rng = np.random.default_rng(seed)
-    policy = load_checkpoint(player).policy
+    agent = load_checkpoint(player).agent()
     start = random_opening(config.num_players, config.opening_steps, seed)
     state = from_spn(start) if start else State.initial(config.num_players)
     learner = int(rng.choice(state.alive_seats()))
-    seats = {
-        s: None if s == learner else config.opponents[rng.integers(len(config.opponents))]
+    opponents = {
+        s: config.opponents[rng.integers(len(config.opponents))]
         for s in state.alive_seats()
+        if s != learner
     }
     bots = {
         s: make_agent(name, seed=int(rng.integers(2**31)))
-        for s, name in seats.items()
-        if name not in (None, "self")
+        for s, name in opponents.items()
+        if name != "self"
     }
-    row = BatchedGames(1, config.num_players, config.max_turns)
+    tactics = CompiledTactics(budget=config.escape_searches)
     tiers = np.empty(NUM_ACTIONS, np.int8)
-    memo_turn = (-1, -1, -1)
     samples: list[tuple] = []
     steps = taken = 0
     while not state.is_over() and state.turn <= config.max_turns:
@@ -155,19 +154,11 @@ def play_shield_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.nda
             continue
         planes = observation_planes(state, seat, config.max_turns)
         mask = action_mask(state, seat)
-        with torch.no_grad():
-            obs = torch.as_tensor(planes, dtype=torch.float32)[None]
-            latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
-            logits = policy.action_net(latent)[0].numpy().astype(np.float64)
-        turn = (state.turn, seat, len(state.alive_seats()))  # what the memos depend on
-        if turn != memo_turn:
-            memo, safe, memo_turn = new_memo(), new_memo(), turn
-            left = np.array([config.escape_searches])
-        row.set_state(0, state)
-        tier_labels(row.games[0], tiers, memo)
+        logits = agent.logits(planes[None])[0].astype(np.float64)
+        tactics.labels(state, tiers)
         allowed = tiers == tiers.max()
         if tiers.max() == 1 and len(state.alive_seats()) == 2 and config.escape_searches:
-            allowed = _escaping(row.games[0], seat, logits, allowed, safe, left)
+            allowed = _escaping(state, tactics, logits, allowed)
         samples.append((planes, mask, _softmax(logits, allowed), seat))
         if taken < config.sample_steps:
             action = int(rng.choice(NUM_ACTIONS, p=_softmax(logits, mask.astype(bool))))
@@ -180,14 +171,14 @@ def play_shield_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.nda
 
 
 def _escaping(
-    g: np.ndarray, seat: int, logits: np.ndarray, allowed: np.ndarray, memo: Any, left: np.ndarray
+    state: State, tactics: CompiledTactics, logits: np.ndarray, allowed: np.ndarray
 ) -> np.ndarray:
     """``allowed`` without the steps that, tried from the likeliest, only lead to turns the
-    opponent answers with a forced loss, up to the first that escapes (as the shield asks
-    again); all of ``allowed`` when none escapes. ``memo`` and ``left``: the turn's."""
+    opponent answers with a forced loss (:meth:`CompiledTactics.escapes`), up to the first
+    that escapes (as the shield asks again); all of ``allowed`` when none escapes."""
     narrowed = allowed.copy()
     for action in np.argsort(-np.where(allowed, logits, -np.inf))[: int(allowed.sum())]:
-        if _escapes(g, action_to_step_id(seat, int(action)), memo, left):
+        if tactics.escapes(state, action_to_step_id(state.to_move, int(action))):
             return narrowed
         narrowed[action] = False
     return allowed

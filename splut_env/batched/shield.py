@@ -175,7 +175,7 @@ class CompiledTactics(ShieldTactics):
         super().__init__()
 
     def _clear(self) -> None:
-        self._memo, self._safe = new_memo(), new_memo()
+        self._memo, self._safe, self._labels = new_memo(), new_memo(), new_memo()
         self._left[0] = self.budget
 
     def _row(self, state: State) -> np.ndarray:
@@ -190,6 +190,11 @@ class CompiledTactics(ShieldTactics):
     def escapes(self, state: State, step: int) -> bool:
         return bool(_escapes(self._row(state), step, self._safe, self._left))
 
+    def labels(self, state: State, out: np.ndarray) -> None:
+        """:func:`tier_labels` of ``state`` into ``out`` (``int8[196]``), memoised within the
+        turn like :meth:`tiers`."""
+        tier_labels(self._row(state), out, self._labels)
+
 
 @njit(cache=True)
 def tier_labels(g, out, memo):
@@ -197,7 +202,7 @@ def tier_labels(g, out, memo):
     shield sorts steps (3 kills this turn, 1 safe, 0 exposed, -1 our wizard dies; forced
     wins are not looked for), -2 where ``a`` is not legal or the game is over. ``memo``:
     the tiers of this turn's positions so far (a fresh one for each turn). The labels the
-    network alone is trained towards (``training.distill``)."""
+    network alone is trained towards (``training.expert_iteration``, ``targets: shield``)."""
     out[:] = -2
     seat = g[K.TO_MOVE]
     if seat < 0:

@@ -95,10 +95,15 @@ class PolicyAgent(Agent):
         """Actions for a batch of planes and masks, from one forward pass of the policy
         head: the likeliest legal action, or (not ``deterministic``) one drawn from the
         masked softmax by the Gumbel-max trick."""
+        return self._choose(self.logits(observations), action_masks)
+
+    @torch.no_grad()
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """The policy head's logits (``float32[n, 196]``, unmasked) for a batch of planes."""
         policy = self.policy
         obs = torch.as_tensor(observations, dtype=torch.float32)
         latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
-        return self._choose(policy.action_net(latent).numpy(), action_masks)
+        return policy.action_net(latent).numpy()
 
     @classmethod
     @torch.no_grad()
