@@ -18,7 +18,7 @@ import yaml
 
 from splut_env.common.files import read_text
 from splut_env.players import agent_names
-from splut_env.players.network import NetworkShape
+from splut_env.players.network import POLICY_HEADS, NetworkShape
 from splut_env.rules.board import MAX_TURN
 
 MAX_CONFIG_BYTES = 1 << 20
@@ -448,6 +448,11 @@ def check_network(network: NetworkShape) -> None:
         raise ConfigError(
             f"network.value_hidden must list at most 4 layer sizes, got "
             f"{list(network.value_hidden)}"
+        )
+    if network.policy_head not in POLICY_HEADS:
+        raise ConfigError(
+            f"network.policy_head must be one of {', '.join(POLICY_HEADS)}, "
+            f"got {network.policy_head!r}"
         )
 
 

@@ -24,7 +24,13 @@ from safetensors.torch import load, save
 from splut_env.common.agents import Agent, load_entry_point
 from splut_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
 from splut_env.players.mcts import MCTSAgent, parse_mcts
-from splut_env.players.network import NetworkShape, PolicyAgent, build_policy, policy_weights
+from splut_env.players.network import (
+    POLICY_HEADS,
+    NetworkShape,
+    PolicyAgent,
+    build_policy,
+    policy_weights,
+)
 from splut_env.players.tactics import SHIELD_SUFFIX, ShieldedAgent
 from splut_env.rules.board import player_count, turn_cap, whole_number
 from splut_env.rules.notation import quote
@@ -56,11 +62,13 @@ NETWORK_LIMITS = {"channels": 256, "blocks": 32, "features_dim": 2048, "value_hi
 
 
 def network_shape(data: Any, where: str) -> NetworkShape:
-    """The shape in a checkpoint's metadata, checked; raises :class:`CheckpointError`."""
-    if not isinstance(data, dict) or set(data) != {f.name for f in fields(NetworkShape)}:
+    """The shape in a checkpoint's metadata, checked; raises :class:`CheckpointError`.
+    ``policy_head`` may be missing (files written before it existed: ``linear``)."""
+    names = {f.name for f in fields(NetworkShape)}
+    if not isinstance(data, dict) or not names - {"policy_head"} <= set(data) <= names:
         raise CheckpointError(
-            f"{where}: 'network' must be an object with channels, blocks, features_dim "
-            f"and value_hidden, got {quote(data)}"
+            f"{where}: 'network' must be an object with channels, blocks, features_dim, "
+            f"value_hidden and optionally policy_head, got {quote(data)}"
         )
     hidden = data["value_hidden"]
     if not isinstance(hidden, list) or len(hidden) > 4:
@@ -75,7 +83,13 @@ def network_shape(data: Any, where: str) -> NetworkShape:
                 f"{where}: network.{name} must be a whole number from {low} to "
                 f"{NETWORK_LIMITS[name]}, got {quote(value)}"
             )
-    return NetworkShape(data["channels"], data["blocks"], data["features_dim"], tuple(hidden))
+    head = data.get("policy_head", "linear")
+    if head not in POLICY_HEADS:
+        raise CheckpointError(
+            f"{where}: network.policy_head must be one of {', '.join(POLICY_HEADS)}, "
+            f"got {quote(head)}"
+        )
+    return NetworkShape(data["channels"], data["blocks"], data["features_dim"], tuple(hidden), head)
 
 
 def save_player(

@@ -20,9 +20,28 @@ from torch import nn
 from torch.nn import functional as F
 
 from splut_env.common.agents import Agent
-from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE
+from splut_env.encoding import FRAME_CELL, NUM_ACTIONS, OBS_SHAPE
 from splut_env.encoding import observation as encode
+from splut_env.rules.board import DECODED, DWARF, WIZARD
 from splut_env.rules.engine import State
+
+POLICY_HEADS = ("linear", "steps")
+
+
+def _step_tables() -> tuple[list[int], list[int]]:
+    """For each action, its channel of :class:`StepHead`'s scores at the moving piece
+    (wizard plain ``d``, wizard levitating ``4 + d``, troll ``8 + d * 6 + v``, dwarf
+    ``32 + d``) and its column of the levitated rock's scores (``d * 41 + sq``; ``164``, a
+    zero, when no rock is levitated)."""
+    piece, rock = [], []
+    for kind, d, extra in DECODED:
+        if kind == WIZARD:
+            piece.append(d if extra < 0 else 4 + d)
+            rock.append(164 if extra < 0 else d * 41 + extra)
+        else:
+            piece.append(32 + d if kind == DWARF else 8 + d * 6 + extra)
+            rock.append(164)
+    return piece, rock
 
 
 class ResidualBlock(nn.Module):
@@ -35,10 +54,55 @@ class ResidualBlock(nn.Module):
         return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
 
 
+class StepHead(nn.Module):
+    """Scores each action from the tower's features where it happens: a 1×1 convolution
+    gives 36 scores on every square, read on the square of the piece that moves (its
+    direction and variant picking the score), plus, for a levitation, one of 4 scores (by
+    direction) read on the levitated rock's square. The same weights judge a step wherever
+    it is played, which a linear layer over the whole board has to learn square by square."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(channels, 40, 1)
+        piece, rock = _step_tables()
+        self.register_buffer("piece", torch.tensor(piece), persistent=False)
+        self.register_buffer("rock", torch.tensor(rock), persistent=False)
+        self.register_buffer("cells", torch.tensor(FRAME_CELL[0]), persistent=False)
+
+    def forward(self, x: torch.Tensor, observations: torch.Tensor) -> torch.Tensor:
+        scores = self.conv(x).flatten(2)  # [n, 40, 81]
+        own = observations[:, :3].flatten(2)  # the mover's wizard, troll, dwarf
+        at_piece = torch.cat(
+            [
+                (scores[:, 0:8] * own[:, 0:1]).sum(2),
+                (scores[:, 8:32] * own[:, 1:2]).sum(2),
+                (scores[:, 32:36] * own[:, 2:3]).sum(2),
+            ],
+            dim=1,
+        )
+        rocks = scores[:, 36:40, self.cells].flatten(1)
+        rocks = F.pad(rocks, (0, 1))
+        return at_piece[:, self.piece] + rocks[:, self.rock]
+
+
+class StepLogits(nn.Module):
+    """The policy head over :class:`BoardNet` features that start with :class:`StepHead`'s
+    action scores: those scores plus one learnt bias per action."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(NUM_ACTIONS))
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        return latent[:, :NUM_ACTIONS] + self.bias
+
+
 class BoardNet(BaseFeaturesExtractor):
     """A small residual tower over the ``[22, 9, 9]`` planes: a 3×3 convolution to
     ``channels``, ``blocks`` residual blocks of two 3×3 convolutions, then a linear layer to
-    ``features_dim`` (ReLU). Shared by the policy and value heads and by every seat."""
+    ``features_dim`` (ReLU). Shared by the policy and value heads and by every seat. With
+    ``policy_head="steps"`` the features start with :class:`StepHead`'s 196 action scores,
+    which :class:`BoardPolicy` uses as its logits."""
 
     def __init__(
         self,
@@ -46,17 +110,41 @@ class BoardNet(BaseFeaturesExtractor):
         features_dim: int = 256,
         channels: int = 32,
         blocks: int = 3,
+        policy_head: str = "linear",
     ) -> None:
-        super().__init__(observation_space, features_dim)
+        steps = policy_head == "steps"
+        super().__init__(observation_space, features_dim + (NUM_ACTIONS if steps else 0))
         planes, height, width = observation_space.shape
         self.stem = nn.Sequential(nn.Conv2d(planes, channels, 3, padding=1), nn.ReLU())
         self.tower = nn.Sequential(*[ResidualBlock(channels) for _ in range(blocks)])
         self.head = nn.Sequential(
             nn.Flatten(), nn.Linear(channels * height * width, features_dim), nn.ReLU()
         )
+        self.steps = StepHead(channels) if steps else None
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        return self.head(self.tower(self.stem(observations)))
+        x = self.tower(self.stem(observations))
+        if self.steps is None:
+            return self.head(x)
+        return torch.cat([self.steps(x, observations), self.head(x)], dim=1)
+
+
+class BoardPolicy(MaskableActorCriticPolicy):
+    """``MaskableActorCriticPolicy`` whose policy head is :class:`StepLogits` when its
+    :class:`BoardNet` has a step head (the scores start small, so the first policy is
+    near uniform); otherwise exactly the parent."""
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        steps = getattr(self.features_extractor, "steps", None)
+        if steps is None:
+            return
+        self.action_net = StepLogits()
+        if self.ortho_init:
+            self.init_weights(steps.conv, gain=0.01)
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
 
 
 class PolicyAgent(Agent):
@@ -185,7 +273,7 @@ class PolicyStack:
     @classmethod
     def of(cls, policies: Sequence[Any]) -> PolicyStack | None:
         """The stack of ``policies``, or ``None`` if they are not all :class:`BoardNet`
-        policies of one shape with a linear policy head."""
+        policies of one shape with a linear policy head (not :class:`StepHead`)."""
         ids = tuple(id(policy) for policy in policies)
         made = cls._made.get(ids)
         if made is not None:
@@ -199,6 +287,7 @@ class PolicyStack:
         shapes = {
             tuple(tensor.shape for tensor in policy.parameters())
             if isinstance(policy.features_extractor, BoardNet)
+            and policy.features_extractor.steps is None
             and len(policy.mlp_extractor.policy_net) == 0
             else None
             for policy in policies
@@ -252,6 +341,9 @@ class NetworkShape:
     """Size of the shared feature vector fed to the policy and value heads."""
     value_hidden: tuple[int, ...] = (64,)
     """Hidden layers of the value head."""
+    policy_head: str = "linear"
+    """``linear`` (one layer over the shared features) or ``steps`` (:class:`StepHead`:
+    each step scored on its piece's square by the same convolution)."""
 
     def policy_kwargs(self) -> dict[str, Any]:
         """The ``MaskablePPO`` ``policy_kwargs`` for this shape."""
@@ -261,6 +353,7 @@ class NetworkShape:
                 "features_dim": self.features_dim,
                 "channels": self.channels,
                 "blocks": self.blocks,
+                "policy_head": self.policy_head,
             },
             "net_arch": {"pi": [], "vf": list(self.value_hidden)},
         }
@@ -285,6 +378,7 @@ def shape_of(weights: Mapping[str, torch.Tensor]) -> NetworkShape:
         blocks=len(blocks),
         features_dim=weights["features_extractor.head.1.weight"].shape[0],
         value_hidden=tuple(size for _, size in value),
+        policy_head="steps" if "features_extractor.steps.conv.weight" in weights else "linear",
     )
 
 
@@ -292,7 +386,7 @@ def build_policy(shape: NetworkShape, ortho_init: bool = True) -> Any:
     """An untrained ``MaskableActorCriticPolicy`` of ``shape``, in evaluation mode
     (``ortho_init=False`` skips stable-baselines3's slow orthogonal initialisation, for
     weights that are loaded next)."""
-    policy = MaskableActorCriticPolicy(
+    policy = BoardPolicy(
         spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32),
         spaces.Discrete(NUM_ACTIONS),
         lambda _: 0.0,

@@ -1,0 +1,152 @@
+"""The step head (each step scored on its piece's square) and ``training.perception``:
+labelled games, the held-out split, the fit and the score."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from splut_env.batched.shield import CompiledTactics
+from splut_env.encoding import FRAME_CELL, NUM_ACTIONS, action_mask, observation_planes
+from splut_env.players.checkpoint import load_checkpoint, save_player
+from splut_env.players.network import (
+    NetworkShape,
+    PolicyAgent,
+    PolicyStack,
+    build_policy,
+    policy_weights,
+    shape_of,
+)
+from splut_env.rules import State, from_spn
+from splut_env.rules.board import DECODED, DWARF, TROLL, WIZARD
+from training import perception
+
+STEPS = NetworkShape(channels=8, blocks=1, features_dim=16, policy_head="steps")
+
+
+@pytest.fixture(scope="module")
+def step_policy():
+    torch.manual_seed(5)
+    policy = build_policy(STEPS)
+    with torch.no_grad():  # scores far from the small initial ones
+        policy.features_extractor.steps.conv.weight.normal_()
+    return policy
+
+
+@pytest.fixture(scope="module")
+def labelled():
+    return perception.label(["greedy", "search:easy"], 2, games=4, seed=7, explore=0.3)
+
+
+def test_a_step_is_scored_on_its_pieces_square_and_the_levitated_rocks(step_policy):
+    state = from_spn(perception.random_opening(2, 9, seed=3))
+    seat = state.to_move
+    planes = torch.as_tensor(observation_planes(state, seat, 200))[None]
+    net = step_policy.features_extractor
+    with torch.no_grad():
+        scores = net.steps.conv(net.tower(net.stem(planes)))[0].flatten(1)
+        logits = PolicyAgent(step_policy).logits(planes.numpy())[0]
+    bias = step_policy.action_net.bias.detach()
+    where = {kind: int(planes[0, kind].flatten().argmax()) for kind in (WIZARD, TROLL, DWARF)}
+    for action, (kind, d, extra) in enumerate(DECODED):
+        if kind == WIZARD:
+            expected = scores[d if extra < 0 else 4 + d, where[WIZARD]]
+            if extra >= 0:
+                expected = expected + scores[36 + d, FRAME_CELL[0][extra]]
+        elif kind == TROLL:
+            expected = scores[8 + d * 6 + extra, where[TROLL]]
+        else:
+            expected = scores[32 + d, where[DWARF]]
+        assert logits[action] == pytest.approx(float(expected + bias[action]), abs=1e-5)
+
+
+def test_a_step_head_network_saves_loads_and_is_not_stacked(tmp_path, step_policy):
+    assert shape_of(policy_weights(step_policy)) == STEPS
+    path = save_player(step_policy, tmp_path / "steps.zip", STEPS, num_players=2, max_turns=200)
+    loaded = load_checkpoint(path)
+    assert loaded.meta["network"]["policy_head"] == "steps"
+    planes = np.stack([observation_planes(_start(), 0, 200)] * 3)
+    np.testing.assert_allclose(
+        PolicyAgent(loaded.policy).logits(planes), PolicyAgent(step_policy).logits(planes)
+    )
+    assert PolicyStack.of([step_policy, loaded.policy]) is None
+    masks = np.stack([action_mask(_start(), 0)] * 3)
+    agents = [PolicyAgent(step_policy), PolicyAgent(loaded.policy)]
+    together = PolicyAgent.act_batches(agents, [planes, planes], [masks, masks])
+    np.testing.assert_array_equal(together[0], together[1])
+    assert all(masks[0, a] for a in together[0])
+
+
+def test_a_fresh_step_head_starts_near_uniform():
+    torch.manual_seed(0)
+    logits = PolicyAgent(build_policy(STEPS)).logits(observation_planes(_start(), 0, 200)[None])
+    assert np.abs(logits).max() < 0.5
+
+
+def _start() -> State:
+    return State.initial(2)
+
+
+def test_labelled_games_carry_the_shields_tiers_and_replay_from_their_seed(labelled):
+    again = perception.label(["greedy", "search:easy"], 2, games=4, seed=7, explore=0.3)
+    for key in perception.FIELDS:
+        np.testing.assert_array_equal(labelled[key], again[key])
+    assert set(np.unique(labelled["games"])) == {0, 1, 2, 3}
+    legal = labelled["tiers"] > -2
+    np.testing.assert_array_equal(legal, labelled["masks"])
+    assert set(np.unique(labelled["values"])) <= {-1.0, 0.0, 1.0}
+    # the labels of a game's first position are the compiled shield's, in the mover's frame
+    first = perception.label_game((["greedy"], 2, 11, 0.0, 200, 0))
+    state = from_spn(perception.random_opening(2, 2, 11))
+    tiers = np.empty(NUM_ACTIONS, np.int8)
+    CompiledTactics().labels(state, tiers)
+    np.testing.assert_array_equal(first["tiers"][0], tiers)
+
+
+def test_the_held_out_games_are_the_last_and_never_fitted(labelled):
+    train, held = perception.split(labelled, 0.25)
+    assert set(np.unique(held["games"])) == {3}
+    assert set(np.unique(train["games"])) == {0, 1, 2}
+    assert len(train["values"]) + len(held["values"]) == len(labelled["values"])
+    with pytest.raises(ValueError, match="at least 2 games"):
+        perception.split({k: v[labelled["games"] == 0] for k, v in labelled.items()}, 0.5)
+
+
+def test_the_score_counts_critical_positions_where_the_likeliest_step_is_best(
+    labelled, step_policy
+):
+    data = {k: v.copy() for k, v in labelled.items()}
+    logits = PolicyAgent(step_policy).logits(data["planes"].astype(np.float32))
+    logits[~data["masks"]] = -np.inf
+    chosen = logits.argmax(1)
+    # make the chosen step the only best one in even rows, a worse one in odd rows
+    rows = np.arange(len(chosen))
+    tiers = np.where(data["masks"], 1, -2).astype(np.int8)
+    tiers[rows, chosen] = np.where(rows % 2 == 0, 3, 0)
+    many = data["masks"].sum(1) > 1
+    data["tiers"] = tiers
+    result = perception.score(step_policy, data)
+    assert result["critical"]["positions"] == int(many.sum())
+    assert result["critical"]["hit"] == pytest.approx(((rows % 2 == 0) & many).sum() / many.sum())
+    assert result["kill"]["hit"] == 1.0 and result["safe"]["hit"] == 0.0
+
+
+@pytest.mark.parametrize("taught", [False, True])
+def test_the_fit_moves_the_policy_towards_the_best_tiers(labelled, step_policy, taught):
+    torch.manual_seed(1)
+    policy = build_policy(STEPS)
+    before = perception.score(policy, labelled)["critical"]["hit"]
+    teacher = step_policy if taught else None
+    losses = perception.fit(policy, labelled, epochs=6, batch_size=64, lr=3e-3, teacher=teacher)
+    assert losses[-1] < losses[0]
+    assert perception.score(policy, labelled)["critical"]["hit"] > before
+
+
+def test_a_file_that_is_not_labelled_positions_is_named(tmp_path):
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, planes=np.zeros(3))
+    with pytest.raises(ValueError, match="not a file of labelled positions"):
+        perception.load_labels(bad)
+    with pytest.raises(SystemExit):
+        perception.main(["label", "--players", "nobody", "--games", "1", "--out", "x.npz"])

@@ -1,0 +1,331 @@
+"""The network's tactical perception, trained and measured apart from play: positions from
+games of bots and networks (with random steps mixed in), each labelled with the shield's
+tiers (:func:`splut_env.batched.shield.tier_labels`: the steps whose turn can kill, those
+that end safe from a kill, those that leave the wizard exposed); a network fitted to the
+best tier of each position; and the held-out score that says how well a network sees.
+
+    python -m training.perception label --players greedy search:easy checkpoints/splut_2p.zip \\
+        --games 400 --out runs/labels.npz
+    python -m training.perception fit --data runs/labels.npz --blocks 6 --policy-head steps \\
+        --out runs/perceptive.zip
+    python -m training.perception score --data runs/labels.npz checkpoints/splut_2p.zip
+
+The score counts *critical* positions only (some legal step is in a lower tier than the
+best: where a blunder is possible), in positions of games held out of the fit (the last
+``--held-out`` share of the games): how often the network's likeliest legal step is in the
+best tier, overall and where the best tier is a kill or a safe turn. A fitted network is a
+player file, a warm start for ``training.expert_iteration`` (``targets: shield``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from splut_env.batched.shield import CompiledTactics
+from splut_env.encoding import (
+    NUM_ACTIONS,
+    OBS_SHAPE,
+    PLANE_TURN,
+    action_mask,
+    action_to_step_id,
+    observation_planes,
+)
+from splut_env.players import make_agent
+from splut_env.players.checkpoint import load_checkpoint, save_player
+from splut_env.players.network import POLICY_HEADS, NetworkShape, build_policy, shape_of
+from splut_env.rules import State, from_spn
+from training.evaluate import random_opening
+from training.stats import wilson
+
+KILL, SAFE = 3, 1
+FIELDS = ("planes", "turns", "masks", "tiers", "values", "games")
+
+
+# --- labelled positions -----------------------------------------------------------------------
+
+
+def label_game(job: tuple[list[str], int, int, float, int, int]) -> dict[str, np.ndarray]:
+    """One game, each seat played by a player drawn from ``players`` (a step replaced by a
+    random legal one with chance ``explore``), every position labelled with the shield's
+    tiers for its mover."""
+    players, num_players, seed, explore, max_turns, game = job
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(seed)
+    start = random_opening(num_players, 2, seed)
+    state = from_spn(start) if start else State.initial(num_players)
+    agents = {
+        seat: make_agent(players[rng.integers(len(players))], seed=int(rng.integers(2**31)))
+        for seat in state.alive_seats()
+    }
+    tactics = CompiledTactics()
+    rows: list[tuple] = []
+    while not state.is_over() and state.turn <= max_turns:
+        seat = state.to_move
+        tiers = np.empty(NUM_ACTIONS, np.int8)
+        tactics.labels(state, tiers)
+        planes = observation_planes(state, seat, max_turns)
+        rows.append((planes, action_mask(state, seat).astype(bool), tiers, seat))
+        if rng.random() < explore:
+            state.apply(int(rng.choice(state.legal_ids())))
+        else:
+            state.apply(action_to_step_id(seat, agents[seat].act(state)))
+    winner = state.winner() if state.is_over() else -1
+    return {
+        "planes": np.array([p for p, *_ in rows], np.uint8).reshape(-1, *OBS_SHAPE),
+        "turns": np.array([p[PLANE_TURN, 0, 0] for p, *_ in rows], np.float32),
+        "masks": np.array([m for _, m, _, _ in rows], bool).reshape(-1, NUM_ACTIONS),
+        "tiers": np.array([t for _, _, t, _ in rows], np.int8).reshape(-1, NUM_ACTIONS),
+        "values": np.array(
+            [0.0 if winner < 0 else 1.0 if s == winner else -1.0 for *_, s in rows], np.float32
+        ),
+        "games": np.full(len(rows), game, np.int32),
+    }
+
+
+def label(
+    players: list[str],
+    num_players: int,
+    games: int,
+    seed: int = 0,
+    explore: float = 0.2,
+    max_turns: int = 200,
+    workers: int = 1,
+) -> dict[str, np.ndarray]:
+    """``games`` labelled games (:func:`label_game`) over ``workers`` processes."""
+    jobs = [(players, num_players, seed * 1_000_003 + g, explore, max_turns, g)
+            for g in range(games)]  # fmt: skip
+    with ProcessPoolExecutor(workers) if workers > 1 else _Serial() as pool:
+        parts = list(tqdm(pool.map(label_game, jobs), total=games, desc="labelled games"))
+    return {k: np.concatenate([p[k] for p in parts]) for k in FIELDS}
+
+
+class _Serial:
+    def __enter__(self) -> _Serial:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    map = staticmethod(map)
+
+
+def save_labels(data: dict[str, np.ndarray], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **data)
+
+
+def load_labels(path: str | Path) -> dict[str, np.ndarray]:
+    """Labelled positions written by :func:`save_labels` (no pickle); a file that is not
+    one is named."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            data = {k: f[k] for k in FIELDS}
+    except (OSError, ValueError, KeyError) as err:
+        raise ValueError(
+            f"{str(path)!r} is not a file of labelled positions (an .npz with "
+            f"{', '.join(FIELDS)}): {err}"
+        ) from None
+    return data
+
+
+def split(data: dict[str, np.ndarray], held_out: float) -> tuple[dict, dict]:
+    """The positions of the first games, and of the last ``held_out`` share of the games
+    (at least one game each)."""
+    games = np.unique(data["games"])
+    if len(games) < 2:
+        raise ValueError(f"held-out positions need at least 2 games, got {len(games)}")
+    keep = min(max(1, round(len(games) * (1 - held_out))), len(games) - 1)
+    train = data["games"] < games[keep]
+    return ({k: v[train] for k, v in data.items()}, {k: v[~train] for k, v in data.items()})
+
+
+# --- fit and score -----------------------------------------------------------------------------
+
+
+def _forward(policy: Any, batch: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
+    obs = torch.as_tensor(batch["planes"], dtype=torch.float32)
+    obs[:, PLANE_TURN] = torch.as_tensor(batch["turns"])[:, None, None]
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
+
+
+def fit(
+    policy: Any,
+    data: dict[str, np.ndarray],
+    epochs: int,
+    batch_size: int = 256,
+    lr: float = 1e-3,
+    value_weight: float = 0.25,
+    seed: int = 0,
+    teacher: Any | None = None,
+) -> list[float]:
+    """Adam on cross-entropy against each position's best tier (uniform over it, or with a
+    ``teacher`` policy its softmax narrowed to the best tier: the teacher's choice under
+    the shield), plus ``value_weight`` times the squared error of the value against the
+    game's result; the mean policy loss of each epoch."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
+    steps = epochs * ((len(data["values"]) + batch_size - 1) // batch_size)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, lr, total_steps=steps)
+    policy.set_training_mode(True)
+    losses = []
+    with tqdm(total=steps, desc="fit") as bar:
+        for _ in range(epochs):
+            order = rng.permutation(len(data["values"]))
+            total = 0.0
+            for start in range(0, len(order), batch_size):
+                batch = {k: v[order[start : start + batch_size]] for k, v in data.items()}
+                tiers = torch.as_tensor(batch["tiers"].astype(np.int64))
+                best = tiers == tiers.max(1, keepdim=True).values
+                logits, values = _forward(policy, batch)
+                log_probs = torch.log_softmax(
+                    logits.masked_fill(~torch.as_tensor(batch["masks"]), -1e9), dim=1
+                )
+                if teacher is None:
+                    target = best.float() / best.sum(1, keepdim=True)
+                else:
+                    with torch.no_grad():
+                        taught, _ = _forward(teacher, batch)
+                    target = torch.softmax(taught.masked_fill(~best, -torch.inf), dim=1)
+                policy_loss = -(target * log_probs).sum(1).mean()
+                value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(batch["values"]))
+                optimizer.zero_grad()
+                (policy_loss + value_weight * value_loss).backward()
+                torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+                optimizer.step()
+                schedule.step()
+                total += policy_loss.item() * len(batch["values"])
+                bar.update()
+                bar.set_postfix(loss=f"{policy_loss.item():.3f}")
+            losses.append(total / len(order))
+    policy.set_training_mode(False)
+    return losses
+
+
+@torch.no_grad()
+def score(policy: Any, data: dict[str, np.ndarray]) -> dict[str, Any]:
+    """On the critical positions of ``data`` (module doc): how many, and the share (with a
+    Wilson interval) where the likeliest legal step is in the best tier; also where the best
+    tier kills and where it is safe."""
+    policy.set_training_mode(False)
+    tiers = data["tiers"].astype(np.int64)
+    legal = tiers > -2
+    best = tiers.max(1)
+    critical = np.where(legal, tiers, 99).min(1) < best
+    chosen = np.empty(len(best), np.int64)
+    for start in range(0, len(best), 1024):
+        batch = {k: v[start : start + 1024] for k, v in data.items()}
+        logits, _ = _forward(policy, batch)
+        chosen[start : start + 1024] = (
+            logits.masked_fill(~torch.as_tensor(batch["masks"]), -torch.inf).argmax(1).numpy()
+        )
+    hit = tiers[np.arange(len(best)), chosen] == best
+    out: dict[str, Any] = {"positions": len(best)}
+    for name, rows in [
+        ("critical", critical),
+        ("kill", critical & (best == KILL)),
+        ("safe", critical & (best == SAFE)),
+    ]:
+        n, k = int(rows.sum()), int(hit[rows].sum())
+        low, high = wilson(k, n) if n else (0.0, 0.0)
+        out[name] = {"positions": n, "hit": k / n if n else 0.0, "low": low, "high": high}
+    return out
+
+
+def format_score(name: str, result: dict[str, Any]) -> str:
+    parts = [
+        f"{key} {r['hit']:.1%} ({r['low']:.1%}-{r['high']:.1%}) of {r['positions']}"
+        for key in ("critical", "kill", "safe")
+        for r in [result[key]]
+    ]
+    return f"{name}: " + ", ".join(parts)
+
+
+# --- command line ---------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m training.perception", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    commands = parser.add_subparsers(dest="command", required=True)
+    make = commands.add_parser("label", help="play and label games")
+    make.add_argument("--players", nargs="+", default=["greedy", "search:easy", "search:medium"])
+    make.add_argument("--num-players", type=int, default=2, choices=(2, 3, 4))
+    make.add_argument("--games", type=int, default=200)
+    make.add_argument("--explore", type=float, default=0.2)
+    make.add_argument("--seed", type=int, default=0)
+    make.add_argument("--workers", type=int, default=1)
+    make.add_argument("--out", type=Path, required=True)
+    train = commands.add_parser("fit", help="fit a network to the best tiers")
+    train.add_argument("--data", type=Path, action="append", required=True, help="repeatable")
+    train.add_argument("--init", help="a player file to start from (its shape is kept)")
+    train.add_argument("--channels", type=int, default=32)
+    train.add_argument("--blocks", type=int, default=3)
+    train.add_argument("--policy-head", choices=POLICY_HEADS, default="steps")
+    train.add_argument(
+        "--teacher", help="a player file whose policy, narrowed to the best tier, is the target"
+    )
+    train.add_argument("--epochs", type=int, default=4)
+    train.add_argument("--lr", type=float, default=1e-3)
+    train.add_argument("--held-out", type=float, default=0.1)
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--out", type=Path, required=True)
+    judge = commands.add_parser("score", help="score player files on held-out positions")
+    judge.add_argument("--data", type=Path, action="append", required=True, help="repeatable")
+    judge.add_argument("--held-out", type=float, default=0.1)
+    judge.add_argument("checkpoints", nargs="+")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1 if args.command == "label" else 2)
+    if args.command == "label":
+        for player in args.players:
+            try:
+                make_agent(player)
+            except (ValueError, KeyError) as err:
+                parser.error(f"--players: {err}")
+        started = time.time()
+        data = label(args.players, args.num_players, args.games, args.seed, args.explore,
+                     workers=args.workers)  # fmt: skip
+        save_labels(data, args.out)
+        print(f"{len(data['values'])} positions from {args.games} games in "
+              f"{time.time() - started:.0f} s: {args.out}")  # fmt: skip
+        return
+    data = [load_labels(path) for path in args.data]
+    games = np.cumsum([0] + [int(d["games"].max()) + 1 for d in data[:-1]])
+    merged = {k: np.concatenate([d[k] for d in data]) for k in FIELDS}
+    merged["games"] = np.concatenate([d["games"] + g for d, g in zip(data, games, strict=True)])
+    train_data, held = split(merged, args.held_out)
+    if args.command == "score":
+        for path in args.checkpoints:
+            print(format_score(path, score(load_checkpoint(path).policy, held)))
+        return
+    if args.init:
+        checkpoint = load_checkpoint(args.init)
+        policy, shape = checkpoint.policy, shape_of(checkpoint.policy.state_dict())
+        num_players, max_turns = checkpoint.meta["num_players"], checkpoint.meta["max_turns"]
+    else:
+        shape = NetworkShape(args.channels, args.blocks, policy_head=args.policy_head)
+        policy, num_players, max_turns = build_policy(shape), 2, 200
+    started = time.time()
+    teacher = load_checkpoint(args.teacher).policy if args.teacher else None
+    losses = fit(policy, train_data, args.epochs, lr=args.lr, seed=args.seed, teacher=teacher)
+    result = score(policy, held)
+    hours = (time.time() - started) / 3600
+    print(format_score("held out", result))
+    save_player(policy, args.out, shape, num_players, max_turns, trainer="training.perception",
+                perception={"data": [str(p) for p in args.data], "positions":
+                            len(train_data["values"]), "teacher": args.teacher, "epochs": args.epochs, "losses": losses,
+                            "held_out": result, "hours": hours})  # fmt: skip
+    print(f"fitted in {hours:.2f} h: {args.out}")
+
+
+if __name__ == "__main__":
+    main()
