@@ -1,5 +1,5 @@
 """The step head (each step scored on its piece's square) and ``training.perception``:
-labelled games, the held-out split, the fit and the score."""
+labelled games, the held-out split, the fit, the score and the blunders in a game log."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ import pytest
 import torch
 
 from splut_env.batched.shield import CompiledTactics
-from splut_env.encoding import FRAME_CELL, NUM_ACTIONS, action_mask, observation_planes
+from splut_env.encoding import (
+    FRAME_CELL,
+    NUM_ACTIONS,
+    action_mask,
+    observation_planes,
+    step_id_to_action,
+)
+from splut_env.envs.gamelog import log_line
 from splut_env.players.checkpoint import load_checkpoint, save_player
 from splut_env.players.network import (
     NetworkShape,
@@ -18,8 +25,9 @@ from splut_env.players.network import (
     policy_weights,
     shape_of,
 )
-from splut_env.rules import State, from_spn
+from splut_env.rules import State, from_spn, to_spn
 from splut_env.rules.board import DECODED, DWARF, TROLL, WIZARD
+from splut_env.rules.notation import step_text
 from training import perception
 
 STEPS = NetworkShape(channels=8, blocks=1, features_dim=16, policy_head="steps")
@@ -150,3 +158,62 @@ def test_a_file_that_is_not_labelled_positions_is_named(tmp_path):
         perception.load_labels(bad)
     with pytest.raises(SystemExit):
         perception.main(["label", "--players", "nobody", "--games", "1", "--out", "x.npz"])
+
+
+def test_a_new_head_starts_over_the_old_tower():
+    torch.manual_seed(2)
+    linear = build_policy(NetworkShape(channels=8, blocks=1, features_dim=16))
+    steps = build_policy(STEPS)
+    copied = perception.carry_over(linear, steps)
+    old, new = linear.state_dict(), steps.state_dict()
+    assert copied == sum(1 for k in new if k in old and new[k].shape == old[k].shape)
+    for name in ("features_extractor.stem.0.weight", "features_extractor.tower.0.conv2.bias"):
+        assert torch.equal(new[name], old[name])
+    assert "features_extractor.steps.conv.weight" not in old
+
+
+def _logged_game(blunder: bool, seed: int) -> tuple[str, int, int]:
+    """A game line whose seat S steps below the best tier (``blunder``) or in it wherever
+    that matters, other steps random; with its counts of critical positions and blunders."""
+    rng = np.random.default_rng(seed)
+    state = from_spn(perception.random_opening(2, 2, seed))
+    start, steps, critical, missed = to_spn(state), [], 0, 0
+    tactics, tiers = CompiledTactics(), np.empty(NUM_ACTIONS, np.int8)
+    while not state.is_over() and len(steps) < 40:
+        ids = state.legal_ids()
+        sid = ids[rng.integers(len(ids))]
+        if state.to_move == 0:
+            tactics.labels(state, tiers)
+            legal = tiers[tiers > -2]
+            if legal.min() < legal.max():
+                critical += 1
+                missed += blunder
+                ranked = sorted(ids, key=lambda i: tiers[step_id_to_action(0, i)])
+                sid = ranked[0] if blunder else ranked[-1]
+        steps.append(step_text(sid))
+        state.apply(sid)
+    return log_line(start, steps), critical, missed
+
+
+def test_blunders_count_the_players_steps_below_the_best_tier_in_a_game_log(tmp_path):
+    (bad, bad_critical, bad_missed), (good, good_critical, _) = (
+        _logged_game(True, 4),
+        _logged_game(False, 5),
+    )
+    log = tmp_path / "games.txt"
+    log.write_text(
+        "# splut-env game log\n"
+        f"# game 0: S=me N=other; other wins after 9 turns\n{bad}\n"
+        f"# game 1: S=me N=other; me wins after 9 turns\n{good}\n"
+        f"# game 2: S=other N=third; no winner after 9 turns\n{good}\n"
+        f"# game 3: S=a player N=other; a player wins after 9 turns\n{good}\n"
+    )
+    assert bad_missed > 0 and good_critical > 0
+    assert perception.blunders(log, "me") == {
+        "games": 2,
+        "wins": 1,
+        "critical": bad_critical + good_critical,
+        "blunders": bad_missed,
+        "clean": 1,
+        "clean_wins": 1,
+    }

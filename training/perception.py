@@ -20,8 +20,10 @@ player file, a warm start for ``training.expert_iteration`` (``targets: shield``
 from __future__ import annotations
 
 import argparse
+import re
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +39,14 @@ from splut_env.encoding import (
     action_mask,
     action_to_step_id,
     observation_planes,
+    step_id_to_action,
 )
+from splut_env.envs.gamelog import parse_games
 from splut_env.players import make_agent
 from splut_env.players.checkpoint import load_checkpoint, save_player
 from splut_env.players.network import POLICY_HEADS, NetworkShape, build_policy, shape_of
-from splut_env.rules import State, from_spn
+from splut_env.rules import State, from_spn, step_id
+from splut_env.rules.board import SEATS
 from training.evaluate import random_opening
 from training.stats import wilson
 
@@ -166,11 +171,13 @@ def fit(
     value_weight: float = 0.25,
     seed: int = 0,
     teacher: Any | None = None,
+    support_weight: float = 0.0,
 ) -> list[float]:
     """Adam on cross-entropy against each position's best tier (uniform over it, or with a
     ``teacher`` policy its softmax narrowed to the best tier: the teacher's choice under
-    the shield), plus ``value_weight`` times the squared error of the value against the
-    game's result; the mean policy loss of each epoch."""
+    the shield), plus ``support_weight`` times minus the log of the policy's mass on the
+    best tier and ``value_weight`` times the squared error of the value against the game's
+    result; the mean policy loss (the cross-entropy) of each epoch."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -197,9 +204,11 @@ def fit(
                         taught, _ = _forward(teacher, batch)
                     target = torch.softmax(taught.masked_fill(~best, -torch.inf), dim=1)
                 policy_loss = -(target * log_probs).sum(1).mean()
+                support_loss = -torch.logsumexp(log_probs.masked_fill(~best, -1e9), dim=1).mean()
                 value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(batch["values"]))
                 optimizer.zero_grad()
-                (policy_loss + value_weight * value_loss).backward()
+                loss = policy_loss + support_weight * support_loss + value_weight * value_loss
+                loss.backward()
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
                 optimizer.step()
                 schedule.step()
@@ -241,6 +250,52 @@ def score(policy: Any, data: dict[str, np.ndarray]) -> dict[str, Any]:
     return out
 
 
+def carry_over(source: Any, target: Any) -> int:
+    """Copy into ``target`` every tensor of ``source`` with the same name and size (a new
+    policy head starts fresh over the old tower); how many were copied."""
+    own = target.state_dict()
+    kept = {k: v for k, v in source.state_dict().items() if k in own and own[k].shape == v.shape}
+    target.load_state_dict(kept, strict=False)
+    return len(kept)
+
+
+def blunders(log: str | Path, player: str) -> dict[str, int]:
+    """On the positions ``player`` met in the games of an evaluation's ``games.txt``: the
+    critical ones (some legal step below the best tier) and those where its step fell below
+    the best tier (a blunder); games played, won, and won or played without a blunder."""
+    text = Path(log).read_text()
+    heads = [line for line in text.splitlines() if line.startswith("# game ")]
+    games = parse_games(text, str(log))
+    if len(heads) != len(games):
+        raise ValueError(f"{str(log)!r}: expected a '# game' line before each game")
+    tactics = CompiledTactics()
+    tiers = np.empty(NUM_ACTIONS, np.int8)
+    out = dict.fromkeys(("games", "wins", "critical", "blunders", "clean", "clean_wins"), 0)
+    for head, (start, steps) in zip(heads, games, strict=True):
+        table, _, result = head.partition(": ")[2].rpartition("; ")
+        seated = dict(re.findall(r"([SWNE])=(.*?)(?= [SWNE]=|$)", table))
+        mine = [SEATS.index(seat) for seat, name in seated.items() if name == player]
+        if len(mine) != 1:
+            continue
+        state, missed = from_spn(start), 0
+        for step in steps:
+            sid = step_id(state, step)
+            if state.to_move == mine[0]:
+                tactics.labels(state, tiers)
+                legal = tiers[tiers > -2]
+                if legal.min() < legal.max():
+                    out["critical"] += 1
+                    missed += tiers[step_id_to_action(mine[0], sid)] < legal.max()
+            state.apply(sid)
+        won = result.startswith(f"{player} wins")
+        out["games"] += 1
+        out["wins"] += won
+        out["blunders"] += missed
+        out["clean"] += not missed
+        out["clean_wins"] += won and not missed
+    return out
+
+
 def format_score(name: str, result: dict[str, Any]) -> str:
     parts = [
         f"{key} {r['hit']:.1%} ({r['low']:.1%}-{r['high']:.1%}) of {r['positions']}"
@@ -267,18 +322,30 @@ def main(argv: list[str] | None = None) -> None:
     make.add_argument("--out", type=Path, required=True)
     train = commands.add_parser("fit", help="fit a network to the best tiers")
     train.add_argument("--data", type=Path, action="append", required=True, help="repeatable")
-    train.add_argument("--init", help="a player file to start from (its shape is kept)")
+    train.add_argument(
+        "--init",
+        help="a player file to start from: its shape with --policy-head (a new head "
+        "starts fresh over its tower)",
+    )
     train.add_argument("--channels", type=int, default=32)
     train.add_argument("--blocks", type=int, default=3)
     train.add_argument("--policy-head", choices=POLICY_HEADS, default="steps")
     train.add_argument(
         "--teacher", help="a player file whose policy, narrowed to the best tier, is the target"
     )
+    train.add_argument(
+        "--support-weight", type=float, default=0.0, help="weight of -log(mass on the best tier)"
+    )
     train.add_argument("--epochs", type=int, default=4)
     train.add_argument("--lr", type=float, default=1e-3)
     train.add_argument("--held-out", type=float, default=0.1)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--out", type=Path, required=True)
+    blunder = commands.add_parser(
+        "blunders", help="blunders of a player in an evaluation's games.txt"
+    )
+    blunder.add_argument("log", type=Path)
+    blunder.add_argument("--player", required=True, help="the agent's name in the log")
     judge = commands.add_parser("score", help="score player files on held-out positions")
     judge.add_argument("--data", type=Path, action="append", required=True, help="repeatable")
     judge.add_argument("--held-out", type=float, default=0.1)
@@ -298,6 +365,17 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{len(data['values'])} positions from {args.games} games in "
               f"{time.time() - started:.0f} s: {args.out}")  # fmt: skip
         return
+    if args.command == "blunders":
+        b = blunders(args.log, args.player)
+        if not b["games"]:
+            parser.error(f"{args.player!r} played no game in {str(args.log)!r}")
+        print(
+            f"{args.player}: {b['games']} games, {b['wins']} won; {b['critical']} critical "
+            f"positions ({b['critical'] / b['games']:.1f} a game), {b['blunders']} blunders "
+            f"({b['blunders'] / max(b['critical'], 1):.1%}); {b['clean']} games without a "
+            f"blunder, {b['clean_wins']} of them won"
+        )
+        return
     data = [load_labels(path) for path in args.data]
     games = np.cumsum([0] + [int(d["games"].max()) + 1 for d in data[:-1]])
     merged = {k: np.concatenate([d[k] for d in data]) for k in FIELDS}
@@ -309,20 +387,26 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.init:
         checkpoint = load_checkpoint(args.init)
-        policy, shape = checkpoint.policy, shape_of(checkpoint.policy.state_dict())
+        old = shape_of(checkpoint.policy.state_dict())
+        shape = replace(old, policy_head=args.policy_head)
+        policy = build_policy(shape)
+        carried = carry_over(checkpoint.policy, policy)
+        print(f"from {args.init}: {carried} of its tensors kept")
         num_players, max_turns = checkpoint.meta["num_players"], checkpoint.meta["max_turns"]
     else:
         shape = NetworkShape(args.channels, args.blocks, policy_head=args.policy_head)
         policy, num_players, max_turns = build_policy(shape), 2, 200
     started = time.time()
     teacher = load_checkpoint(args.teacher).policy if args.teacher else None
-    losses = fit(policy, train_data, args.epochs, lr=args.lr, seed=args.seed, teacher=teacher)
+    losses = fit(policy, train_data, args.epochs, lr=args.lr, seed=args.seed, teacher=teacher,
+                 support_weight=args.support_weight)  # fmt: skip
     result = score(policy, held)
     hours = (time.time() - started) / 3600
     print(format_score("held out", result))
     save_player(policy, args.out, shape, num_players, max_turns, trainer="training.perception",
                 perception={"data": [str(p) for p in args.data], "positions":
-                            len(train_data["values"]), "teacher": args.teacher, "epochs": args.epochs, "losses": losses,
+                            len(train_data["values"]), "teacher": args.teacher,
+                            "support_weight": args.support_weight, "epochs": args.epochs, "losses": losses,
                             "held_out": result, "hours": hours})  # fmt: skip
     print(f"fitted in {hours:.2f} h: {args.out}")
 
