@@ -21,6 +21,7 @@ from splut_env.players.network import (
     NetworkShape,
     PolicyAgent,
     PolicyStack,
+    StepLogits,
     build_policy,
     policy_weights,
     shape_of,
@@ -217,3 +218,23 @@ def test_blunders_count_the_players_steps_below_the_best_tier_in_a_game_log(tmp_
         "clean": 1,
         "clean_wins": 1,
     }
+
+
+def test_ppo_trains_and_saves_a_step_head_network(tmp_path):
+    from training.config import parse_config
+    from training.train import make_vec_env, new_model
+
+    config = parse_config(
+        {
+            "n_envs": 2,
+            "ppo": {"n_steps": 16, "batch_size": 16, "n_epochs": 1},
+            "network": {"channels": 8, "blocks": 1, "features_dim": 16, "policy_head": "steps"},
+        }
+    )
+    model = new_model(config, make_vec_env(config, {"env": 0.0}), tmp_path)
+    assert isinstance(model.policy.action_net, StepLogits)
+    before = model.policy.features_extractor.steps.conv.weight.detach().clone()
+    model.learn(32)
+    assert not torch.equal(before, model.policy.features_extractor.steps.conv.weight)
+    path = save_player(model.policy, tmp_path / "p.zip", config.network, 2, 200)
+    assert load_checkpoint(path).meta["network"]["policy_head"] == "steps"

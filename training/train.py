@@ -45,7 +45,7 @@ from tqdm import tqdm
 
 from splut_env.encoding import LAYOUT_VERSION
 from splut_env.players.checkpoint import save_player
-from splut_env.players.network import PolicyAgent
+from splut_env.players.network import BoardPolicy, PolicyAgent
 from training import manifest, reports
 from training.config import ConfigError, TrainConfig, load_config
 from training.config import to_dict as config_dict
@@ -314,7 +314,7 @@ def verified_checkpoint(path: Path, trust: bool) -> Path:
 def new_model(config: TrainConfig, vec_env: Any, run_dir: Path) -> MaskablePPO:
     ppo = config.ppo
     return MaskablePPO(
-        "MlpPolicy",
+        BoardPolicy,
         vec_env,
         n_steps=ppo.n_steps,
         batch_size=ppo.batch_size,
@@ -392,10 +392,13 @@ def main(argv: list[str] | None = None) -> Path:
             env=vec_env,
             device="cpu",
             tensorboard_log=str(run_dir / "tb"),
-            # The network's keyword arguments come from the run's config rather than from
-            # the pickle, which names the network's class by the module path it had when
-            # the run began (splut_env.policy before 0.3).
-            custom_objects={"policy_kwargs": config.network.policy_kwargs()},
+            # The network's keyword arguments and the policy's class come from the run's
+            # config rather than from the pickle, which names classes by the module path
+            # they had when the run began (splut_env.policy before 0.3).
+            custom_objects={
+                "policy_kwargs": config.network.policy_kwargs(),
+                "policy_class": BoardPolicy,
+            },
         )
         pool.load(checkpoint)
         print(f"resumed from {checkpoint} at step {model.num_timesteps}, pool {pool.labels()}")
