@@ -97,8 +97,8 @@ def _start() -> State:
     return State.initial(2)
 
 
-def test_labelled_games_carry_the_shields_tiers_and_replay_from_their_seed(labelled):
-    again = perception.label(["greedy", "search:easy"], 2, games=4, seed=7, explore=0.3)
+def test_labelled_games_carry_the_shields_tiers_and_replay_from_their_seed_on_any_workers(labelled):
+    again = perception.label(["greedy", "search:easy"], 2, games=4, seed=7, explore=0.3, workers=2)
     for key in perception.FIELDS:
         np.testing.assert_array_equal(labelled[key], again[key])
     assert set(np.unique(labelled["games"])) == {0, 1, 2, 3}

@@ -20,6 +20,7 @@ player file, a warm start for ``training.expert_iteration`` (``targets: shield``
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import re
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -107,19 +108,16 @@ def label(
     """``games`` labelled games (:func:`label_game`) over ``workers`` processes."""
     jobs = [(players, num_players, seed * 1_000_003 + g, explore, max_turns, g)
             for g in range(games)]  # fmt: skip
-    with ProcessPoolExecutor(workers) if workers > 1 else _Serial() as pool:
-        parts = list(tqdm(pool.map(label_game, jobs), total=games, desc="labelled games"))
+    pool = None
+    if workers > 1:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        played = pool.map(label_game, jobs) if pool else map(label_game, jobs)
+        parts = list(tqdm(played, total=games, desc="labelled games"))
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
     return {k: np.concatenate([p[k] for p in parts]) for k in FIELDS}
-
-
-class _Serial:
-    def __enter__(self) -> _Serial:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-    map = staticmethod(map)
 
 
 def save_labels(data: dict[str, np.ndarray], path: Path) -> None:
