@@ -115,7 +115,7 @@ def play_search_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.nda
             action = int(np.argmax(visits))
         state.apply(action_to_step_id(seat, action))
         steps += 1
-    return _samples(samples, state), steps
+    return game_samples(samples, state), steps
 
 
 def play_shield_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarray], int]:
@@ -167,7 +167,7 @@ def play_shield_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.nda
         state.apply(action_to_step_id(seat, action))
         steps += 1
         taken += 1
-    return _samples(samples, state), steps
+    return game_samples(samples, state), steps
 
 
 def _escaping(
@@ -191,17 +191,21 @@ def _softmax(logits: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     return (z / z.sum()).astype(np.float32)
 
 
-def _samples(samples: list[tuple], state: State) -> dict[str, np.ndarray]:
-    """A game's ``(planes, mask, target, seat)`` samples as the replay buffer's fields, each
-    valued by the game's result for its seat."""
+def game_samples(
+    samples: list[tuple], state: State, target: tuple[str, type] = ("targets", np.float32)
+) -> dict[str, np.ndarray]:
+    """A game's ``(planes, mask, target, seat)`` samples as the replay buffer's fields (the
+    target under ``target``'s name and type), each valued by the game's result for its
+    seat."""
     winner = state.winner() if state.is_over() else -1
+    name, dtype = target
     return {
         "planes": np.array([p.astype(np.uint8) for p, *_ in samples], np.uint8).reshape(
             -1, *OBS_SHAPE
         ),
         "turns": np.array([p[PLANE_TURN, 0, 0] for p, *_ in samples], np.float32),
         "masks": np.array([m for _, m, _, _ in samples], bool).reshape(-1, NUM_ACTIONS),
-        "targets": np.array([t for _, _, t, _ in samples], np.float32).reshape(-1, NUM_ACTIONS),
+        name: np.array([t for _, _, t, _ in samples], dtype).reshape(-1, NUM_ACTIONS),
         "values": np.array(
             [0.0 if winner < 0 else 1.0 if s == winner else -1.0 for *_, s in samples],
             np.float32,
@@ -267,6 +271,15 @@ class ReplayBuffer:
 # --- training -----------------------------------------------------------------------------------
 
 
+def forward(policy: Any, batch: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
+    """The policy's logits (unmasked) and values for a batch of stored samples (``planes``
+    as ``uint8``, the turn plane restored from ``turns``)."""
+    obs = torch.as_tensor(batch["planes"], dtype=torch.float32)
+    obs[:, PLANE_TURN] = torch.as_tensor(batch["turns"])[:, None, None]
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
+
+
 def update(
     policy: Any,
     optimizer: torch.optim.Optimizer,
@@ -278,16 +291,12 @@ def update(
     narrowed by the shield) and the games' results, plus ``support_weight`` times minus the
     log of the policy's mass on the steps the target allows; the losses, and how often the
     most likely step (before the step) is one the target allows."""
-    obs = torch.as_tensor(batch["planes"], dtype=torch.float32)
-    obs[:, PLANE_TURN] = torch.as_tensor(batch["turns"])[:, None, None]
-    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
-    logits = policy.action_net(latent_pi)
+    logits, values = forward(policy, batch)
     logits = logits.masked_fill(~torch.as_tensor(batch["masks"]), -1e9)
     targets = torch.as_tensor(batch["targets"])
     log_probs = torch.log_softmax(logits, dim=1)
     policy_loss = -(targets * log_probs).sum(1).mean()
     support_loss = -torch.logsumexp(log_probs.masked_fill(targets <= 0, -1e9), dim=1).mean()
-    values = policy.value_net(latent_vf).flatten()
     value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(batch["values"]))
     loss = policy_loss + support_weight * support_loss + value_weight * value_loss
     optimizer.zero_grad()

@@ -35,8 +35,6 @@ from tqdm import tqdm
 from splut_env.batched.shield import CompiledTactics
 from splut_env.encoding import (
     NUM_ACTIONS,
-    OBS_SHAPE,
-    PLANE_TURN,
     action_mask,
     action_to_step_id,
     observation_planes,
@@ -49,6 +47,7 @@ from splut_env.players.network import POLICY_HEADS, NetworkShape, build_policy, 
 from splut_env.rules import State, from_spn, step_id
 from splut_env.rules.board import SEATS
 from training.evaluate import random_opening
+from training.expert_iteration import forward, game_samples, update
 from training.stats import wilson
 
 KILL, SAFE = 3, 1
@@ -78,22 +77,14 @@ def label_game(job: tuple[list[str], int, int, float, int, int]) -> dict[str, np
         tiers = np.empty(NUM_ACTIONS, np.int8)
         tactics.labels(state, tiers)
         planes = observation_planes(state, seat, max_turns)
-        rows.append((planes, action_mask(state, seat).astype(bool), tiers, seat))
+        rows.append((planes, action_mask(state, seat), tiers, seat))
         if rng.random() < explore:
             state.apply(int(rng.choice(state.legal_ids())))
         else:
             state.apply(action_to_step_id(seat, agents[seat].act(state)))
-    winner = state.winner() if state.is_over() else -1
-    return {
-        "planes": np.array([p for p, *_ in rows], np.uint8).reshape(-1, *OBS_SHAPE),
-        "turns": np.array([p[PLANE_TURN, 0, 0] for p, *_ in rows], np.float32),
-        "masks": np.array([m for _, m, _, _ in rows], bool).reshape(-1, NUM_ACTIONS),
-        "tiers": np.array([t for _, _, t, _ in rows], np.int8).reshape(-1, NUM_ACTIONS),
-        "values": np.array(
-            [0.0 if winner < 0 else 1.0 if s == winner else -1.0 for *_, s in rows], np.float32
-        ),
-        "games": np.full(len(rows), game, np.int32),
-    }
+    data = game_samples(rows, state, target=("tiers", np.int8))
+    data["games"] = np.full(len(rows), game, np.int32)
+    return data
 
 
 def label(
@@ -153,13 +144,6 @@ def split(data: dict[str, np.ndarray], held_out: float) -> tuple[dict, dict]:
 # --- fit and score -----------------------------------------------------------------------------
 
 
-def _forward(policy: Any, batch: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
-    obs = torch.as_tensor(batch["planes"], dtype=torch.float32)
-    obs[:, PLANE_TURN] = torch.as_tensor(batch["turns"])[:, None, None]
-    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
-    return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
-
-
 def fit(
     policy: Any,
     data: dict[str, np.ndarray],
@@ -191,28 +175,19 @@ def fit(
                 batch = {k: v[order[start : start + batch_size]] for k, v in data.items()}
                 tiers = torch.as_tensor(batch["tiers"].astype(np.int64))
                 best = tiers == tiers.max(1, keepdim=True).values
-                logits, values = _forward(policy, batch)
-                log_probs = torch.log_softmax(
-                    logits.masked_fill(~torch.as_tensor(batch["masks"]), -1e9), dim=1
-                )
                 if teacher is None:
-                    target = best.float() / best.sum(1, keepdim=True)
+                    batch["targets"] = best.float() / best.sum(1, keepdim=True)
                 else:
                     with torch.no_grad():
-                        taught, _ = _forward(teacher, batch)
-                    target = torch.softmax(taught.masked_fill(~best, -torch.inf), dim=1)
-                policy_loss = -(target * log_probs).sum(1).mean()
-                support_loss = -torch.logsumexp(log_probs.masked_fill(~best, -1e9), dim=1).mean()
-                value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(batch["values"]))
-                optimizer.zero_grad()
-                loss = policy_loss + support_weight * support_loss + value_weight * value_loss
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-                optimizer.step()
+                        taught, _ = forward(teacher, batch)
+                    batch["targets"] = torch.softmax(taught.masked_fill(~best, -torch.inf), 1)
+                policy_loss = update(policy, optimizer, batch, value_weight, support_weight)[
+                    "policy_loss"
+                ]
                 schedule.step()
-                total += policy_loss.item() * len(batch["values"])
+                total += policy_loss * len(batch["values"])
                 bar.update()
-                bar.set_postfix(loss=f"{policy_loss.item():.3f}")
+                bar.set_postfix(loss=f"{policy_loss:.3f}")
             losses.append(total / len(order))
     policy.set_training_mode(False)
     return losses
@@ -231,7 +206,7 @@ def score(policy: Any, data: dict[str, np.ndarray]) -> dict[str, Any]:
     chosen = np.empty(len(best), np.int64)
     for start in range(0, len(best), 1024):
         batch = {k: v[start : start + 1024] for k, v in data.items()}
-        logits, _ = _forward(policy, batch)
+        logits, _ = forward(policy, batch)
         chosen[start : start + 1024] = (
             logits.masked_fill(~torch.as_tensor(batch["masks"]), -torch.inf).argmax(1).numpy()
         )
