@@ -238,3 +238,14 @@ def test_ppo_trains_and_saves_a_step_head_network(tmp_path):
     assert not torch.equal(before, model.policy.features_extractor.steps.conv.weight)
     path = save_player(model.policy, tmp_path / "p.zip", config.network, 2, 200)
     assert load_checkpoint(path).meta["network"]["policy_head"] == "steps"
+
+
+def test_a_game_log_without_game_headers_or_the_player_is_named(tmp_path):
+    good, _, _ = _logged_game(False, 5)
+    log = tmp_path / "games.txt"
+    log.write_text(f"# splut-env game log\n{good}\n")
+    with pytest.raises(ValueError, match="expected a '# game' line before each game"):
+        perception.blunders(log, "me")
+    log.write_text(f"# game 0: S=a N=b; a wins after 9 turns\n{good}\n")
+    with pytest.raises(SystemExit):
+        perception.main(["blunders", str(log), "--player", "me"])
