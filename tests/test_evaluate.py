@@ -8,6 +8,7 @@ import math
 import pytest
 
 from splut_env import rules
+from splut_env.envs.gamelog import GameHead, parse_headed_games
 from training import evaluate, replay
 from training.stats import elo_ratings, ffa_ratings, finishing_ranks, wilson
 
@@ -86,6 +87,24 @@ def test_end_to_end_two_players(tmp_path, capsys):
     assert len(games) == 4
     states = replay.positions(*games[0])
     assert states[-1].is_over()
+    headed = parse_headed_games((out / "games.txt").read_text())
+    assert [(start, steps) for _, start, steps in headed] == games
+    assert sorted(head.index for head, _, _ in headed) == [0, 1, 2, 3]
+    for head, _, _ in headed:
+        assert sorted(head.seated.values()) == ["greedy", "random"] and head.winner == "greedy"
+        assert list(head.seated) == ["S", "N"] and head.turns > 0
+
+
+def test_a_game_head_reads_back_as_written_and_a_game_without_one_is_named():
+    head = GameHead(7, {"S": "a player", "W": "greedy", "N": "x.zip:mcts=64"}, None, 12)
+    assert GameHead.parse(head.line()) == head
+    won = GameHead(0, {"S": "a player", "N": "b"}, "a player", 3)
+    assert won.line() == "# game 0: S=a player N=b; a player wins after 3 turns"
+    assert GameHead.parse(won.line()) == won
+    assert GameHead.parse("# splut-env game log") is None
+    log = f"{won.line()}\nS:d2 | Ts\n\nS:d2 | Tn\n"
+    with pytest.raises(ValueError, match=r"games\.txt:4: expected a '# game' line"):
+        parse_headed_games(log, "games.txt")
 
 
 def test_a_stopped_run_keeps_its_games_and_resumes(tmp_path, capsys, monkeypatch):

@@ -40,7 +40,7 @@ from tqdm import tqdm
 
 from splut_env.common.agents import Agent, check_table
 from splut_env.common.cli import int_range
-from splut_env.envs.gamelog import LOG_HEADER, log_line
+from splut_env.envs.gamelog import LOG_HEADER, GameHead, log_line
 from splut_env.envs.match import GameRecord, play_game
 from splut_env.players import make_agent
 from splut_env.rules import MAX_TURN, State, seats, to_spn
@@ -472,9 +472,9 @@ def write_outputs(
     with open(out / "games.txt", "w") as f:
         f.write(LOG_HEADER + "\n")
         for spec, rec in results:
-            seated = " ".join(f"{s}={a}" for s, a in zip(seats(players), spec.table, strict=True))
-            result = "no winner" if rec.winner is None else f"{spec.table[rec.winner]} wins"
-            f.write(f"# game {spec.index}: {seated}; {result} after {rec.turns} turns\n")
+            seated = dict(zip(seats(players), spec.table, strict=True))
+            winner = None if rec.winner is None else spec.table[rec.winner]
+            f.write(GameHead(spec.index, seated, winner, rec.turns).line() + "\n")
             f.write(log_line(rec.start_spn, rec.steps) + "\n")
     plot(out / "plot.png", labels, players, summary)
     if players == 2:
