@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from splut_env.rules.board import (
+    MIRROR_ID,
     NUM_SQUARES,
     NUM_STEP_IDS,
     ROTATE,
@@ -70,6 +71,18 @@ FRAME_CELL: tuple[tuple[int, ...], ...] = tuple(
 )
 _BLANK = np.zeros((NUM_PLANES, 81), dtype=np.float32)
 _BLANK[PLANE_BOARD, list(FRAME_CELL[0])] = 1.0
+
+
+#: ``MIRROR_ACTION[a]``: action ``a`` reflected in the observer's north-south axis (its own
+#: inverse). In a 2-player game the reflected position (``State.mirrored``) has the planes of
+#: :func:`mirror_planes` and, for every per-action array ``x`` (mask, scores), ``x[MIRROR_ACTION]``.
+MIRROR_ACTION: np.ndarray = np.array(MIRROR_ID, dtype=np.int64)
+
+
+def mirror_planes(planes: np.ndarray) -> np.ndarray:
+    """Observation planes (``[22, 9, 9]`` or a batch of them) reflected in the observer's
+    north-south axis: those of the reflected position, in a 2-player game."""
+    return np.ascontiguousarray(planes[..., ::-1])
 
 
 def step_id_to_action(seat: int, step_id: int) -> int:

@@ -8,7 +8,9 @@ import pytest
 
 import splut_env
 from splut_env import rules
+from splut_env.batched.shield import CompiledTactics
 from splut_env.encoding import (
+    MIRROR_ACTION,
     NUM_ACTIONS,
     OBS_SHAPE,
     STATE_SHAPE,
@@ -16,10 +18,19 @@ from splut_env.encoding import (
     action_to_step_id,
     checked_step_id,
     global_planes,
+    mirror_planes,
     observation_planes,
     step_id_to_action,
 )
-from splut_env.rules.board import NUM_STEP_IDS, SEATS_IN_PLAY
+from splut_env.rules.board import (
+    MIRROR_ID,
+    NAME_SQUARE,
+    NUM_STEP_IDS,
+    SEATS_IN_PLAY,
+    dwarf_id,
+    troll_id,
+    wizard_id,
+)
 
 
 @pytest.mark.parametrize("seat", range(4))
@@ -102,3 +113,48 @@ def test_an_illegal_action_is_named_with_the_position():
         rules.IllegalStepError, match=rf"illegal action {illegal} for tester \(seat S\)"
     ):
         checked_step_id(state, 0, illegal, who="tester")
+
+
+def test_the_reflection_swaps_east_and_west_and_is_its_own_inverse():
+    assert sorted(MIRROR_ID) == list(range(NUM_STEP_IDS))
+    assert all(MIRROR_ID[MIRROR_ID[i]] == i for i in range(NUM_STEP_IDS))
+    state = rules.from_spn(rules.initial_spn(2)).mirrored()
+    assert state.pos[:3] == [NAME_SQUARE["f2"], NAME_SQUARE["d2"], NAME_SQUARE["e2"]]
+    assert rules.to_spn(state.mirrored()) == rules.initial_spn(2)
+    east, west = 1, 3
+    assert MIRROR_ID[dwarf_id(east)] == dwarf_id(west)
+    assert MIRROR_ID[troll_id(0, 2 + east)] == troll_id(0, 2 + west)
+    assert MIRROR_ID[wizard_id(east, NAME_SQUARE["c5"])] == wizard_id(west, NAME_SQUARE["g5"])
+
+
+def test_a_reflected_2_player_game_plays_as_the_game_reflected():
+    """Over random games: the reflected position's legal steps, their effect, observation,
+    mask and shield tiers are the position's own, reflected."""
+    rng = np.random.default_rng(4)
+    tactics = CompiledTactics()
+    tiers, mirrored_tiers = np.empty(NUM_ACTIONS, np.int8), np.empty(NUM_ACTIONS, np.int8)
+    positions = 0
+    for _ in range(8):
+        state = rules.initial_state(2)
+        reflected = state.mirrored()
+        while not state.is_over() and state.turn < 80:
+            seat = state.to_move
+            assert reflected == state.mirrored() and reflected.mirrored() == state
+            assert sorted(reflected.legal_ids()) == sorted(MIRROR_ID[i] for i in state.legal_ids())
+            for observer in (0, 2):
+                np.testing.assert_array_equal(
+                    observation_planes(reflected, observer, 200),
+                    mirror_planes(observation_planes(state, observer, 200)),
+                )
+            np.testing.assert_array_equal(
+                action_mask(reflected, seat), action_mask(state, seat)[MIRROR_ACTION]
+            )
+            tactics.labels(state, tiers)
+            tactics.labels(reflected, mirrored_tiers)
+            np.testing.assert_array_equal(mirrored_tiers, tiers[MIRROR_ACTION])
+            step = int(rng.choice(state.legal_ids()))
+            state.apply(step)
+            reflected.apply(MIRROR_ID[step])
+            positions += 1
+        assert reflected.winner() == state.winner()
+    assert positions > 300

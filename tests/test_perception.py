@@ -10,6 +10,7 @@ import torch
 from splut_env.batched.shield import CompiledTactics
 from splut_env.encoding import (
     FRAME_CELL,
+    MIRROR_ACTION,
     NUM_ACTIONS,
     action_mask,
     observation_planes,
@@ -150,6 +151,42 @@ def test_the_fit_moves_the_policy_towards_the_best_tiers(labelled, step_policy, 
     losses = perception.fit(policy, labelled, epochs=6, batch_size=64, lr=3e-3, teacher=teacher)
     assert losses[-1] < losses[0]
     assert perception.score(policy, labelled)["critical"]["hit"] > before
+
+
+def test_a_reflected_sample_is_the_reflected_positions_and_the_fit_can_draw_them(
+    labelled, step_policy
+):
+    first = perception.label_game((["greedy"], 2, 11, 0.0, 200, 0))
+    reflected = perception.reflect(first, np.arange(len(first["values"])) == 0)
+    state = from_spn(perception.random_opening(2, 2, 11)).mirrored()
+    tiers = np.empty(NUM_ACTIONS, np.int8)
+    CompiledTactics().labels(state, tiers)
+    np.testing.assert_array_equal(reflected["tiers"][0], tiers)
+    np.testing.assert_array_equal(reflected["masks"][0], action_mask(state, state.to_move))
+    planes = observation_planes(state, state.to_move, 200)
+    np.testing.assert_array_equal(reflected["planes"][0, :20], planes[:20])
+    for key in ("planes", "masks", "tiers"):  # the other rows untouched
+        np.testing.assert_array_equal(reflected[key][1:], first[key][1:])
+    # the mirror mean is the mean of the logits of a position and of its reflection, mapped back
+    both = perception.reflect(labelled, np.ones(len(labelled["values"]), bool))
+    direct, _ = perception.forward(step_policy, labelled)
+    flipped, _ = perception.forward(step_policy, both)
+    mean = perception.logits_of(step_policy, labelled, mirror=True)
+    torch.testing.assert_close(mean, (direct + flipped[:, MIRROR_ACTION]) / 2)
+    torch.manual_seed(1)
+    policy = build_policy(STEPS)
+    before = perception.score(policy, labelled, mirror=True)["critical"]["hit"]
+    losses = perception.fit(policy, labelled, epochs=6, batch_size=64, lr=3e-3, mirror=True)
+    assert losses[-1] < losses[0]
+    assert perception.score(policy, labelled, mirror=True)["critical"]["hit"] > before
+
+
+def test_mirror_refuses_labels_of_more_than_2_players(tmp_path, capsys):
+    path = tmp_path / "three.npz"
+    perception.save_labels(perception.label(["greedy"], 3, games=2, seed=1), path)
+    with pytest.raises(SystemExit):
+        perception.main(["score", "--data", str(path), "--mirror", "x.zip"])
+    assert "3 or 4 players" in capsys.readouterr().err
 
 
 def test_a_file_that_is_not_labelled_positions_is_named(tmp_path):

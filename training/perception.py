@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import re
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -33,14 +32,18 @@ import torch
 from tqdm import tqdm
 
 from splut_env.batched.shield import CompiledTactics
+from splut_env.common.files import read_text
 from splut_env.encoding import (
+    MIRROR_ACTION,
     NUM_ACTIONS,
+    PLANE_ROCKS,
     action_mask,
     action_to_step_id,
+    mirror_planes,
     observation_planes,
     step_id_to_action,
 )
-from splut_env.envs.gamelog import parse_games
+from splut_env.envs.gamelog import parse_headed_games
 from splut_env.players import make_agent
 from splut_env.players.checkpoint import load_checkpoint, save_player
 from splut_env.players.network import POLICY_HEADS, NetworkShape, build_policy, shape_of
@@ -51,6 +54,7 @@ from training.expert_iteration import forward, game_samples, update
 from training.stats import wilson
 
 KILL, SAFE = 3, 1
+OTHER_PLAYERS = slice(6, PLANE_ROCKS)  # the planes of a third and a fourth player
 FIELDS = ("planes", "turns", "masks", "tiers", "values", "games")
 
 
@@ -144,6 +148,29 @@ def split(data: dict[str, np.ndarray], held_out: float) -> tuple[dict, dict]:
 # --- fit and score -----------------------------------------------------------------------------
 
 
+def reflect(batch: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
+    """``batch`` with the positions ``rows`` (a boolean mask) replaced by their reflections
+    in the north-south axis (2-player positions only: the same game, seen in a mirror)."""
+    out = dict(batch)
+    out["planes"] = batch["planes"].copy()
+    out["planes"][rows] = mirror_planes(batch["planes"][rows])
+    for key in ("masks", "tiers"):
+        out[key] = batch[key].copy()
+        out[key][rows] = batch[key][rows][:, MIRROR_ACTION]
+    return out
+
+
+@torch.no_grad()
+def logits_of(policy: Any, batch: dict[str, np.ndarray], mirror: bool = False) -> torch.Tensor:
+    """The policy's logits for stored samples; with ``mirror`` the mean of the logits of
+    each position and (mapped back) of its reflection."""
+    logits, _ = forward(policy, batch)
+    if mirror:
+        flipped, _ = forward(policy, reflect(batch, np.ones(len(batch["values"]), bool)))
+        logits = (logits + flipped[:, MIRROR_ACTION]) / 2
+    return logits
+
+
 def fit(
     policy: Any,
     data: dict[str, np.ndarray],
@@ -154,12 +181,14 @@ def fit(
     seed: int = 0,
     teacher: Any | None = None,
     support_weight: float = 0.0,
+    mirror: bool = False,
 ) -> list[float]:
     """Adam on cross-entropy against each position's best tier (uniform over it, or with a
     ``teacher`` policy its softmax narrowed to the best tier: the teacher's choice under
     the shield), plus ``support_weight`` times minus the log of the policy's mass on the
     best tier and ``value_weight`` times the squared error of the value against the game's
-    result; the mean policy loss (the cross-entropy) of each epoch."""
+    result; the mean policy loss (the cross-entropy) of each epoch. With ``mirror`` each
+    position is reflected (:func:`reflect`) with chance one half, each time it is drawn."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -173,6 +202,8 @@ def fit(
             total = 0.0
             for start in range(0, len(order), batch_size):
                 batch = {k: v[order[start : start + batch_size]] for k, v in data.items()}
+                if mirror:
+                    batch = reflect(batch, rng.random(len(batch["values"])) < 0.5)
                 tiers = torch.as_tensor(batch["tiers"].astype(np.int64))
                 best = tiers == tiers.max(1, keepdim=True).values
                 if teacher is None:
@@ -194,10 +225,10 @@ def fit(
 
 
 @torch.no_grad()
-def score(policy: Any, data: dict[str, np.ndarray]) -> dict[str, Any]:
+def score(policy: Any, data: dict[str, np.ndarray], mirror: bool = False) -> dict[str, Any]:
     """On the critical positions of ``data`` (module doc): how many, and the share (with a
     Wilson interval) where the likeliest legal step is in the best tier; also where the best
-    tier kills and where it is safe."""
+    tier kills and where it is safe. With ``mirror``, the step of :func:`logits_of`'s mean."""
     policy.set_training_mode(False)
     tiers = data["tiers"].astype(np.int64)
     legal = tiers > -2
@@ -206,7 +237,7 @@ def score(policy: Any, data: dict[str, np.ndarray]) -> dict[str, Any]:
     chosen = np.empty(len(best), np.int64)
     for start in range(0, len(best), 1024):
         batch = {k: v[start : start + 1024] for k, v in data.items()}
-        logits, _ = forward(policy, batch)
+        logits = logits_of(policy, batch, mirror)
         chosen[start : start + 1024] = (
             logits.masked_fill(~torch.as_tensor(batch["masks"]), -torch.inf).argmax(1).numpy()
         )
@@ -236,18 +267,12 @@ def blunders(log: str | Path, player: str) -> dict[str, int]:
     """On the positions ``player`` met in the games of an evaluation's ``games.txt``: the
     critical ones (some legal step below the best tier) and those where its step fell below
     the best tier (a blunder); games played, won, and won or played without a blunder."""
-    text = Path(log).read_text()
-    heads = [line for line in text.splitlines() if line.startswith("# game ")]
-    games = parse_games(text, str(log))
-    if len(heads) != len(games):
-        raise ValueError(f"{str(log)!r}: expected a '# game' line before each game")
+    games = parse_headed_games(read_text(log, "game log"), str(log))
     tactics = CompiledTactics()
     tiers = np.empty(NUM_ACTIONS, np.int8)
     out = dict.fromkeys(("games", "wins", "critical", "blunders", "clean", "clean_wins"), 0)
-    for head, (start, steps) in zip(heads, games, strict=True):
-        table, _, result = head.partition(": ")[2].rpartition("; ")
-        seated = dict(re.findall(r"([SWNE])=(.*?)(?= [SWNE]=|$)", table))
-        mine = [SEATS.index(seat) for seat, name in seated.items() if name == player]
+    for head, start, steps in games:
+        mine = [SEATS.index(seat) for seat, name in head.seated.items() if name == player]
         if len(mine) != 1:
             continue
         state, missed = from_spn(start), 0
@@ -260,7 +285,7 @@ def blunders(log: str | Path, player: str) -> dict[str, int]:
                     out["critical"] += 1
                     missed += tiers[step_id_to_action(mine[0], sid)] < legal.max()
             state.apply(sid)
-        won = result.startswith(f"{player} wins")
+        won = head.winner == player
         out["games"] += 1
         out["wins"] += won
         out["blunders"] += missed
@@ -309,6 +334,11 @@ def main(argv: list[str] | None = None) -> None:
     train.add_argument(
         "--support-weight", type=float, default=0.0, help="weight of -log(mass on the best tier)"
     )
+    train.add_argument(
+        "--mirror",
+        action="store_true",
+        help="reflect each drawn position with chance 1/2 (2-player labels only)",
+    )
     train.add_argument("--epochs", type=int, default=4)
     train.add_argument("--lr", type=float, default=1e-3)
     train.add_argument("--held-out", type=float, default=0.1)
@@ -322,6 +352,11 @@ def main(argv: list[str] | None = None) -> None:
     judge = commands.add_parser("score", help="score player files on held-out positions")
     judge.add_argument("--data", type=Path, action="append", required=True, help="repeatable")
     judge.add_argument("--held-out", type=float, default=0.1)
+    judge.add_argument(
+        "--mirror",
+        action="store_true",
+        help="also score the mean of each position's and its reflection's logits",
+    )
     judge.add_argument("checkpoints", nargs="+")
     args = parser.parse_args(argv)
     torch.set_num_threads(1 if args.command == "label" else 2)
@@ -353,10 +388,16 @@ def main(argv: list[str] | None = None) -> None:
     games = np.cumsum([0] + [int(d["games"].max()) + 1 for d in data[:-1]])
     merged = {k: np.concatenate([d[k] for d in data]) for k in FIELDS}
     merged["games"] = np.concatenate([d["games"] + g for d, g in zip(data, games, strict=True)])
+    if args.mirror and np.any(merged["planes"][:, OTHER_PLAYERS]):
+        parser.error("--mirror: the labels hold positions of 3 or 4 players, which a "
+                     "reflection does not preserve (turn order); expected 2-player labels")  # fmt: skip
     train_data, held = split(merged, args.held_out)
     if args.command == "score":
         for path in args.checkpoints:
-            print(format_score(path, score(load_checkpoint(path).policy, held)))
+            policy = load_checkpoint(path).policy
+            print(format_score(path, score(policy, held)))
+            if args.mirror:
+                print(format_score(f"{path} (mirror mean)", score(policy, held, mirror=True)))
         return
     if args.init:
         checkpoint = load_checkpoint(args.init)
@@ -372,14 +413,14 @@ def main(argv: list[str] | None = None) -> None:
     started = time.time()
     teacher = load_checkpoint(args.teacher).policy if args.teacher else None
     losses = fit(policy, train_data, args.epochs, lr=args.lr, seed=args.seed, teacher=teacher,
-                 support_weight=args.support_weight)  # fmt: skip
+                 support_weight=args.support_weight, mirror=args.mirror)  # fmt: skip
     result = score(policy, held)
     hours = (time.time() - started) / 3600
     print(format_score("held out", result))
     save_player(policy, args.out, shape, num_players, max_turns, trainer="training.perception",
                 perception={"data": [str(p) for p in args.data], "positions":
                             len(train_data["values"]), "teacher": args.teacher,
-                            "support_weight": args.support_weight, "epochs": args.epochs, "losses": losses,
+                            "support_weight": args.support_weight, "mirror": args.mirror, "epochs": args.epochs, "losses": losses,
                             "held_out": result, "hours": hours})  # fmt: skip
     print(f"fitted in {hours:.2f} h: {args.out}")
 

@@ -149,6 +149,26 @@ UNROTATE_ID: tuple[tuple[int, ...], ...] = tuple(
     tuple(sorted(range(NUM_STEP_IDS), key=lambda i, k=k: ROTATE_ID[k][i])) for k in range(4)
 )
 
+#: ``MIRROR[sq]``: ``sq`` reflected in the board's north-south axis (file ``a`` to ``i``).
+#: The rules do not tell east from west, so in a 2-player game (seats S and N both on
+#: that axis) a reflected position plays exactly as the position reflected.
+MIRROR: tuple[int, ...] = tuple(XY_SQUARE[(8 - f, r)] for f, r in SQUARE_XY)
+_MIRROR_DIR = (0, 3, 2, 1)
+
+
+def _mirror_id(i: int) -> int:
+    kind, d, extra = DECODED[i]
+    if kind == WIZARD:
+        return wizard_id(_MIRROR_DIR[d], -1 if extra < 0 else MIRROR[extra])
+    if kind == TROLL:
+        return troll_id(_MIRROR_DIR[d], extra if extra < 2 else 2 + _MIRROR_DIR[extra - 2])
+    return dwarf_id(_MIRROR_DIR[d])
+
+
+#: ``MIRROR_ID[i]``: step id ``i`` reflected as :data:`MIRROR` reflects squares (its own
+#: inverse). Read in a seat's frame, it reflects that frame's north-south axis.
+MIRROR_ID: tuple[int, ...] = tuple(_mirror_id(i) for i in range(NUM_STEP_IDS))
+
 
 def whole_number(value: object) -> int | None:
     """``value`` as an ``int`` if it is an integer (Python or numpy, not a bool), else

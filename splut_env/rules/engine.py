@@ -13,6 +13,7 @@ from splut_env.rules.board import (
     DWARF,
     DWARF_BASE,
     EMPTY,
+    MIRROR,
     NEIGHBOUR,
     NUM_SQUARES,
     PULL,
@@ -27,6 +28,16 @@ from splut_env.rules.board import (
 )
 from splut_env.rules.diagram import render_ansi
 from splut_env.rules.notation import format_spn, parse_spn_into
+
+
+def _mirror_bits(mask: int) -> int:
+    """A bit mask of squares (bit ``sq``) reflected as :data:`~.board.MIRROR` reflects them."""
+    out = 0
+    while mask:
+        low = mask & -mask
+        out |= 1 << MIRROR[low.bit_length() - 1]
+        mask ^= low
+    return out
 
 
 class State:
@@ -93,6 +104,21 @@ class State:
         st.locked = self.locked
         st.moved = self.moved
         st._legal = self._legal
+        return st
+
+    def mirrored(self) -> State:
+        """This position reflected in the north-south axis (:data:`~.board.MIRROR`): in a
+        2-player game it plays as this one does, step ``i`` as step ``MIRROR_ID[i]``."""
+        st = State.__new__(State)
+        st.cells = [self.cells[MIRROR[sq]] for sq in range(NUM_SQUARES)]
+        st.pos = [-1 if sq < 0 else MIRROR[sq] for sq in self.pos]
+        st.rocks = [MIRROR[sq] for sq in self.rocks]
+        st.seats, st.to_move, st.turn = self.seats, self.to_move, self.turn
+        st.steps_left = self.steps_left
+        st.lev = self.lev if self.lev < 0 else MIRROR[self.lev]
+        st.locked = _mirror_bits(self.locked)
+        st.moved = _mirror_bits(self.moved)
+        st._legal = None
         return st
 
     # --- queries -------------------------------------------------------------------------
