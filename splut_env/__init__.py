@@ -24,14 +24,21 @@ __version__ = "0.3.0"
 
 
 def load_agent(
-    path: str, num_players: int | None = None, deterministic: bool = True, shield: bool = False
+    path: str,
+    num_players: int | None = None,
+    deterministic: bool = True,
+    shield: bool = False,
+    mirror: bool = False,
 ) -> Agent:
     """A trained checkpoint as an :class:`Agent` (needs the ``[train]`` extra); ``shield``
-    adds the rules' tactical check (kills, forced kills, safety). See
+    adds the rules' tactical check (kills, forced kills, safety), ``mirror`` (2-player
+    networks) the mean over each position and its reflection. See
     :func:`splut_env.players.checkpoint.load_agent`."""
     from splut_env.players.checkpoint import load_agent as _load
 
-    return _load(path, num_players=num_players, deterministic=deterministic, shield=shield)
+    return _load(
+        path, num_players=num_players, deterministic=deterministic, shield=shield, mirror=mirror
+    )
 
 
 def __getattr__(name: str) -> object:

@@ -13,11 +13,14 @@ from splut_env.encoding import (
     MIRROR_ACTION,
     NUM_ACTIONS,
     action_mask,
+    action_to_step_id,
+    mirror_planes,
     observation_planes,
     step_id_to_action,
 )
 from splut_env.envs.gamelog import log_line
-from splut_env.players.checkpoint import load_checkpoint, save_player
+from splut_env.players import make_agent
+from splut_env.players.checkpoint import CheckpointError, load_checkpoint, save_player
 from splut_env.players.network import (
     NetworkShape,
     PolicyAgent,
@@ -86,6 +89,37 @@ def test_a_step_head_network_saves_loads_and_is_not_stacked(tmp_path, step_polic
     together = PolicyAgent.act_batches(agents, [planes, planes], [masks, masks])
     np.testing.assert_array_equal(together[0], together[1])
     assert all(masks[0, a] for a in together[0])
+
+
+def test_a_mirror_player_plays_a_reflected_position_as_the_position_reflected(
+    tmp_path, step_policy
+):
+    path = save_player(step_policy, tmp_path / "net.zip", STEPS, num_players=2, max_turns=200)
+    mirrored, plain = make_agent(f"{path}:mirror"), make_agent(str(path))
+    assert mirrored.mirror and mirrored.name == "net.zip:mirror" and not plain.mirror
+    rng, moves, differ = np.random.default_rng(3), 0, 0
+    state = _start()
+    while not state.is_over() and moves < 60:
+        seat, reflected = state.to_move, state.mirrored()
+        planes = observation_planes(state, seat, 200)[None]
+        mean = (plain.logits(planes) + plain.logits(mirror_planes(planes))[:, MIRROR_ACTION]) / 2
+        np.testing.assert_allclose(mirrored.logits(planes), mean, rtol=1e-5, atol=1e-5)
+        action = mirrored.act(state)
+        assert mirrored.act(reflected) == MIRROR_ACTION[action]
+        assert action_mask(state, seat)[action]
+        differ += action != plain.act(state)
+        state.apply(
+            action_to_step_id(seat, int(rng.choice(np.flatnonzero(action_mask(state, seat)))))
+        )
+        moves += 1
+    assert differ > 0  # the mean is not the plain network's choice everywhere
+    planes, masks = observation_planes(_start(), 0, 200)[None], action_mask(_start(), 0)[None]
+    together = PolicyAgent.act_batches([mirrored, plain], [planes, planes], [masks, masks])
+    assert together[0][0] == mirrored.act_batch(planes, masks)[0]
+    assert together[1][0] == plain.act_batch(planes, masks)[0]
+    three = save_player(step_policy, tmp_path / "three.zip", STEPS, num_players=3, max_turns=200)
+    with pytest.raises(CheckpointError, match="only in 2-player games"):
+        make_agent(f"{three}:mirror")
 
 
 def test_a_fresh_step_head_starts_near_uniform():

@@ -48,7 +48,7 @@ def _best(num_players: int, seed: int | None = None) -> Agent:
 
 
 #: Splut!'s agents by name; ``make_agent`` also reads checkpoint paths (``*.zip``,
-#: ``*.zip:shield``, ``*.zip:mcts[=N]``).
+#: ``*.zip:shield``, ``*.zip:mirror``, ``*.zip:mcts[=N]``).
 PLAYERS = AgentRegistry(
     {
         "random": "splut_env.players.bots:RandomAgent",
@@ -60,7 +60,7 @@ PLAYERS = AgentRegistry(
         **{f"best:{n}p": partial(_best, n) for n in BEST},
     },
     files="splut_env.players.checkpoint:agent_from_spec",
-    files_help="a checkpoint path (*.zip, *.zip:shield, *.zip:mcts or *.zip:mcts=N)",
+    files_help="a checkpoint path (*.zip, *.zip:shield, *.zip:mirror, *.zip:mcts or *.zip:mcts=N)",
 )
 
 
@@ -69,6 +69,7 @@ def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     ``"search:easy|medium|hard|expert"``, ``"best:2p|3p|4p"`` or one given to
     :func:`register_agent`), ``"search:expert=N"`` (a budget of N positions per turn), a
     checkpoint path (``*.zip``; ``*.zip:shield`` adds the rules' tactical check,
+    ``*.zip:mirror`` the mean over a 2-player position and its reflection,
     ``*.zip:mcts[=N]`` a tree search over the network), or ``spec`` itself."""
     return PLAYERS.make(spec, seed=seed)
 

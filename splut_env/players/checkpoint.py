@@ -47,6 +47,7 @@ WEIGHTS_NAME = "policy.safetensors"
 PLAYER_FORMAT = "splut-env-player"
 FORMAT_VERSION = 2
 LEGACY_FORMAT = "splut-env-policy"
+MIRROR_SUFFIX = ":mirror"
 MAX_META_BYTES = 1 << 20
 MAX_WEIGHTS_BYTES = 256 << 20
 CONVERT_HINT = (
@@ -232,16 +233,21 @@ class Checkpoint:
         return self.meta["num_players"]
 
     def agent(
-        self, deterministic: bool = True, shield: bool = False
+        self, deterministic: bool = True, shield: bool = False, mirror: bool = False
     ) -> PolicyAgent | ShieldedAgent:
-        """A new player over this checkpoint's network (``shield``: a :class:`ShieldedAgent`)."""
-        agent = PolicyAgent(
-            self.policy,
-            name=self.path.name,
-            deterministic=deterministic,
-            meta=self.meta,
-            max_turns=self.meta["max_turns"],
-        )
+        """A new player over this checkpoint's network (``shield``: a :class:`ShieldedAgent`;
+        ``mirror``: see :class:`PolicyAgent`)."""
+        try:
+            agent = PolicyAgent(
+                self.policy,
+                name=self.path.name + (MIRROR_SUFFIX if mirror else ""),
+                deterministic=deterministic,
+                meta=self.meta,
+                max_turns=self.meta["max_turns"],
+                mirror=mirror,
+            )
+        except ValueError as err:
+            raise CheckpointError(f"{str(self.path)!r}: {err}") from None
         return (
             ShieldedAgent(agent, tactics=load_entry_point(COMPILED_TACTICS)()) if shield else agent
         )
@@ -285,29 +291,33 @@ def load_agent(
     num_players: int | None = None,
     deterministic: bool = True,
     shield: bool = False,
+    mirror: bool = False,
 ) -> PolicyAgent | ShieldedAgent:
     """A checkpoint as a player. ``num_players``, if given, must be the one it was trained
-    for; ``shield`` wraps it in a :class:`ShieldedAgent`."""
+    for; ``shield`` wraps it in a :class:`ShieldedAgent`; ``mirror`` see :class:`PolicyAgent`."""
     checkpoint = load_checkpoint(path)
     if num_players is not None and checkpoint.num_players != num_players:
         raise CheckpointError(
             f"{str(path)!r} was trained for {checkpoint.num_players} players, not {num_players}"
         )
-    return checkpoint.agent(deterministic=deterministic, shield=shield)
+    return checkpoint.agent(deterministic=deterministic, shield=shield, mirror=mirror)
 
 
 def agent_from_spec(spec: str, seed: int | None = None) -> Agent | None:
     """The player a checkpoint spec names (``path.zip``, ``path.zip:shield`` for
-    :class:`ShieldedAgent`, ``path.zip:mcts`` or ``path.zip:mcts=N`` for
+    :class:`ShieldedAgent`, ``path.zip:mirror`` for a 2-player network's mean over each
+    position and its reflection, ``path.zip:mcts`` or ``path.zip:mcts=N`` for
     :class:`~splut_env.players.mcts.MCTSAgent`), reset with ``seed``; ``None`` if ``spec``
     names no file.
     This is how :func:`splut_env.players.make_agent` reads checkpoints."""
     mcts = parse_mcts(spec)
     shield = mcts is None and spec.endswith(SHIELD_SUFFIX)
-    path = mcts[0] if mcts else spec[: -len(SHIELD_SUFFIX)] if shield else spec
+    mirror = mcts is None and spec.endswith(MIRROR_SUFFIX)
+    suffix = SHIELD_SUFFIX if shield else MIRROR_SUFFIX if mirror else ""
+    path = mcts[0] if mcts else spec[: len(spec) - len(suffix)]
     if not (path.endswith(".zip") or os.path.isfile(path)):
         return None
-    agent = load_agent(path, shield=shield)
+    agent = load_agent(path, shield=shield, mirror=mirror)
     if mcts:
         agent = MCTSAgent(agent, simulations=mcts[1])
     agent.reset(seed)

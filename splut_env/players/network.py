@@ -20,7 +20,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from splut_env.common.agents import Agent
-from splut_env.encoding import FRAME_CELL, NUM_ACTIONS, OBS_SHAPE
+from splut_env.encoding import FRAME_CELL, MIRROR_ACTION, NUM_ACTIONS, OBS_SHAPE, mirror_planes
 from splut_env.encoding import observation as encode
 from splut_env.rules.board import DECODED, DWARF, WIZARD
 from splut_env.rules.engine import State
@@ -148,7 +148,9 @@ class BoardPolicy(MaskableActorCriticPolicy):
 
 
 class PolicyAgent(Agent):
-    """Plays with a masked actor-critic policy (``MaskableActorCriticPolicy``)."""
+    """Plays with a masked actor-critic policy (``MaskableActorCriticPolicy``); with
+    ``mirror`` (2-player networks only) from the mean of the logits of each position and of
+    its reflection in the north-south axis, which plays the same (two passes a step)."""
 
     needs_observation = True
     batched = True
@@ -160,6 +162,7 @@ class PolicyAgent(Agent):
         deterministic: bool = True,
         meta: Mapping[str, Any] | None = None,
         max_turns: int = 200,
+        mirror: bool = False,
     ) -> None:
         self.policy = policy
         self.name = name
@@ -167,6 +170,12 @@ class PolicyAgent(Agent):
         self.meta = dict(meta or {})
         self.num_players = self.meta.get("num_players")
         self.max_turns = max_turns
+        if mirror and self.num_players != 2:
+            raise ValueError(
+                f"{name!r}: a reflected position plays the same only in 2-player games; this "
+                f"network is for {self.num_players} players, so it cannot play with a mirror"
+            )
+        self.mirror = mirror
         self._rng = np.random.default_rng()
 
     def reset(self, seed: int | None = None) -> None:
@@ -176,6 +185,9 @@ class PolicyAgent(Agent):
     def act(self, state: State, observation: Mapping[str, np.ndarray] | None = None) -> int:
         if observation is None:
             observation = encode(state, state.to_move, self.max_turns)
+        if self.mirror:
+            planes, mask = observation["observation"][None], observation["action_mask"][None]
+            return int(self.act_batch(planes, mask)[0])
         return self.act_on(observation["observation"], observation["action_mask"])
 
     @torch.no_grad()
@@ -187,11 +199,18 @@ class PolicyAgent(Agent):
 
     @torch.no_grad()
     def logits(self, observations: np.ndarray) -> np.ndarray:
-        """The policy head's logits (``float32[n, 196]``, unmasked) for a batch of planes."""
+        """The policy head's logits (``float32[n, 196]``, unmasked) for a batch of planes
+        (with ``mirror``, their mean over each position and its reflection)."""
         policy = self.policy
+        if self.mirror:
+            observations = np.concatenate([observations, mirror_planes(observations)])
         obs = torch.as_tensor(observations, dtype=torch.float32)
         latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
-        return policy.action_net(latent).numpy()
+        logits = policy.action_net(latent).numpy()
+        if self.mirror:
+            n = len(logits) // 2
+            logits = (logits[:n] + logits[n:, MIRROR_ACTION]) / 2
+        return logits
 
     @classmethod
     @torch.no_grad()
@@ -204,7 +223,8 @@ class PolicyAgent(Agent):
         """:meth:`act_batch` for several policies at once: when they share one shape, a
         single pass of all their networks together (grouped convolutions), each agent then
         choosing from its own logits as :meth:`act_batch` does."""
-        stack = PolicyStack.of([agent.policy for agent in agents]) if len(agents) > 1 else None
+        fuse = len(agents) > 1 and not any(agent.mirror for agent in agents)
+        stack = PolicyStack.of([agent.policy for agent in agents]) if fuse else None
         if stack is None:
             return super().act_batches(agents, observations, action_masks)
         logits = stack.logits(observations)
