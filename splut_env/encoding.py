@@ -35,6 +35,8 @@ a player's slots keep their place after it is out.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from splut_env.rules.board import (
@@ -83,6 +85,12 @@ def mirror_planes(planes: np.ndarray) -> np.ndarray:
     """Observation planes (``[22, 9, 9]`` or a batch of them) reflected in the observer's
     north-south axis: those of the reflected position, in a 2-player game."""
     return np.ascontiguousarray(planes[..., ::-1])
+
+
+def mirror_mean(logits: Any, reflected: Any) -> Any:
+    """The mean of a batch of per-action scores (numpy or torch, ``[n, 196]``) and those of
+    the reflected positions, mapped back to the positions' own actions."""
+    return (logits + reflected[:, MIRROR_ACTION]) / 2
 
 
 def step_id_to_action(seat: int, step_id: int) -> int:

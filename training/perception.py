@@ -39,6 +39,7 @@ from splut_env.encoding import (
     PLANE_ROCKS,
     action_mask,
     action_to_step_id,
+    mirror_mean,
     mirror_planes,
     observation_planes,
     step_id_to_action,
@@ -167,7 +168,7 @@ def logits_of(policy: Any, batch: dict[str, np.ndarray], mirror: bool = False) -
     logits, _ = forward(policy, batch)
     if mirror:
         flipped, _ = forward(policy, reflect(batch, np.ones(len(batch["values"]), bool)))
-        logits = (logits + flipped[:, MIRROR_ACTION]) / 2
+        logits = mirror_mean(logits, flipped)
     return logits
 
 

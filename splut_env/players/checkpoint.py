@@ -314,7 +314,7 @@ def agent_from_spec(spec: str, seed: int | None = None) -> Agent | None:
     shield = mcts is None and spec.endswith(SHIELD_SUFFIX)
     mirror = mcts is None and spec.endswith(MIRROR_SUFFIX)
     suffix = SHIELD_SUFFIX if shield else MIRROR_SUFFIX if mirror else ""
-    path = mcts[0] if mcts else spec[: len(spec) - len(suffix)]
+    path = mcts[0] if mcts else spec.removesuffix(suffix)
     if not (path.endswith(".zip") or os.path.isfile(path)):
         return None
     agent = load_agent(path, shield=shield, mirror=mirror)

@@ -20,7 +20,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from splut_env.common.agents import Agent
-from splut_env.encoding import FRAME_CELL, MIRROR_ACTION, NUM_ACTIONS, OBS_SHAPE, mirror_planes
+from splut_env.encoding import FRAME_CELL, NUM_ACTIONS, OBS_SHAPE, mirror_mean, mirror_planes
 from splut_env.encoding import observation as encode
 from splut_env.rules.board import DECODED, DWARF, WIZARD
 from splut_env.rules.engine import State
@@ -209,7 +209,7 @@ class PolicyAgent(Agent):
         logits = policy.action_net(latent).numpy()
         if self.mirror:
             n = len(logits) // 2
-            logits = (logits[:n] + logits[n:, MIRROR_ACTION]) / 2
+            logits = mirror_mean(logits[:n], logits[n:])
         return logits
 
     @classmethod
