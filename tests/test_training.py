@@ -93,6 +93,7 @@ def test_shipped_configs_are_valid(config):
         ({"name": "a/b"}, "name must be 1-100 letters"),
         ({"max_turns": 10**9}, "max_turns must be at most"),
         ({"network": {"policy_head": "conv"}}, "network.policy_head must be one of linear, steps"),
+        ({"network": {"inputs": "rays"}}, "network.inputs must be one of planes, lines"),
     ],
 )
 def test_config_errors_name_the_field(data, message):
@@ -234,6 +235,10 @@ def _with_meta(source: Path, target: Path, **changes) -> Path:
                       "policy_head": "conv"}}, "network.policy_head must be one of linear, steps"),
         ({"network": {"channels": 8, "blocks": 1, "features_dim": 32, "value_hidden": [64],
                       "policy_head": "steps"}}, "does not match the network"),
+        ({"network": {"channels": 8, "blocks": 1, "features_dim": 32, "value_hidden": [64],
+                      "inputs": "rays"}}, "network.inputs must be one of planes, lines"),
+        ({"network": {"channels": 8, "blocks": 1, "features_dim": 32, "value_hidden": [64],
+                      "inputs": "lines"}}, "does not match the network"),
     ],
 )  # fmt: skip
 def test_bad_metadata_is_named(tmp_path, tiny_checkpoint, changes, message):

@@ -18,7 +18,7 @@ import yaml
 
 from splut_env.common.files import read_text
 from splut_env.players import agent_names
-from splut_env.players.network import POLICY_HEADS, NetworkShape
+from splut_env.players.network import INPUTS, POLICY_HEADS, NetworkShape
 from splut_env.rules.board import MAX_TURN
 
 MAX_CONFIG_BYTES = 1 << 20
@@ -453,6 +453,10 @@ def check_network(network: NetworkShape) -> None:
         raise ConfigError(
             f"network.policy_head must be one of {', '.join(POLICY_HEADS)}, "
             f"got {network.policy_head!r}"
+        )
+    if network.inputs not in INPUTS:
+        raise ConfigError(
+            f"network.inputs must be one of {', '.join(INPUTS)}, got {network.inputs!r}"
         )
 
 

@@ -47,7 +47,7 @@ from splut_env.encoding import (
 from splut_env.envs.gamelog import parse_headed_games
 from splut_env.players import make_agent
 from splut_env.players.checkpoint import load_checkpoint, save_player
-from splut_env.players.network import POLICY_HEADS, NetworkShape, build_policy, shape_of
+from splut_env.players.network import INPUTS, POLICY_HEADS, NetworkShape, build_policy, shape_of
 from splut_env.rules import State, from_spn, step_id
 from splut_env.rules.board import SEATS
 from training.evaluate import random_opening
@@ -255,11 +255,25 @@ def score(policy: Any, data: dict[str, np.ndarray], mirror: bool = False) -> dic
     return out
 
 
+STEM = "stem.0.weight"
+
+
 def carry_over(source: Any, target: Any) -> int:
     """Copy into ``target`` every tensor of ``source`` with the same name and size (a new
-    policy head starts fresh over the old tower); how many were copied."""
+    policy head starts fresh over the old tower); how many were copied. A stem that reads
+    more planes (``inputs="lines"``) keeps the old weights on the old planes and zeros on
+    the new ones, so the network starts out playing as ``source``."""
     own = target.state_dict()
     kept = {k: v for k, v in source.state_dict().items() if k in own and own[k].shape == v.shape}
+    for name, old in source.state_dict().items():  # the stem, under each name it is shared by
+        if (
+            name.endswith(STEM)
+            and name in own
+            and name not in kept
+            and own[name].shape[0] == old.shape[0]
+        ):
+            kept[name] = torch.zeros_like(own[name])
+            kept[name][:, : old.shape[1]] = old
     target.load_state_dict(kept, strict=False)
     return len(kept)
 
@@ -329,6 +343,12 @@ def main(argv: list[str] | None = None) -> None:
     train.add_argument("--channels", type=int, default=32)
     train.add_argument("--blocks", type=int, default=3)
     train.add_argument("--policy-head", choices=POLICY_HEADS, default="steps")
+    train.add_argument(
+        "--inputs",
+        choices=INPUTS,
+        help="planes, or lines (with LinePlanes; from --init: its stem keeps its weights, "
+        "zeros on the new planes); default: --init's, else planes",
+    )
     train.add_argument(
         "--teacher", help="a player file whose policy, narrowed to the best tier, is the target"
     )
@@ -403,13 +423,14 @@ def main(argv: list[str] | None = None) -> None:
     if args.init:
         checkpoint = load_checkpoint(args.init)
         old = shape_of(checkpoint.policy.state_dict())
-        shape = replace(old, policy_head=args.policy_head)
+        shape = replace(old, policy_head=args.policy_head, inputs=args.inputs or old.inputs)
         policy = build_policy(shape)
         carried = carry_over(checkpoint.policy, policy)
         print(f"from {args.init}: {carried} of its tensors kept")
         num_players, max_turns = checkpoint.meta["num_players"], checkpoint.meta["max_turns"]
     else:
-        shape = NetworkShape(args.channels, args.blocks, policy_head=args.policy_head)
+        shape = NetworkShape(args.channels, args.blocks, policy_head=args.policy_head,
+                             inputs=args.inputs or "planes")  # fmt: skip
         policy, num_players, max_turns = build_policy(shape), 2, 200
     started = time.time()
     teacher = load_checkpoint(args.teacher).policy if args.teacher else None

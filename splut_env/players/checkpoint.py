@@ -25,6 +25,7 @@ from splut_env.common.agents import Agent, load_entry_point
 from splut_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
 from splut_env.players.mcts import MCTSAgent, parse_mcts
 from splut_env.players.network import (
+    INPUTS,
     POLICY_HEADS,
     NetworkShape,
     PolicyAgent,
@@ -64,12 +65,14 @@ NETWORK_LIMITS = {"channels": 256, "blocks": 32, "features_dim": 2048, "value_hi
 
 def network_shape(data: Any, where: str) -> NetworkShape:
     """The shape in a checkpoint's metadata, checked; raises :class:`CheckpointError`.
-    ``policy_head`` may be missing (files written before it existed: ``linear``)."""
+    ``policy_head`` and ``inputs`` may be missing (files written before they existed:
+    ``linear``, ``planes``)."""
     names = {f.name for f in fields(NetworkShape)}
-    if not isinstance(data, dict) or not names - {"policy_head"} <= set(data) <= names:
+    optional = {"policy_head", "inputs"}
+    if not isinstance(data, dict) or not names - optional <= set(data) <= names:
         raise CheckpointError(
             f"{where}: 'network' must be an object with channels, blocks, features_dim, "
-            f"value_hidden and optionally policy_head, got {quote(data)}"
+            f"value_hidden and optionally policy_head and inputs, got {quote(data)}"
         )
     hidden = data["value_hidden"]
     if not isinstance(hidden, list) or len(hidden) > 4:
@@ -90,7 +93,14 @@ def network_shape(data: Any, where: str) -> NetworkShape:
             f"{where}: network.policy_head must be one of {', '.join(POLICY_HEADS)}, "
             f"got {quote(head)}"
         )
-    return NetworkShape(data["channels"], data["blocks"], data["features_dim"], tuple(hidden), head)
+    inputs = data.get("inputs", "planes")
+    if inputs not in INPUTS:
+        raise CheckpointError(
+            f"{where}: network.inputs must be one of {', '.join(INPUTS)}, got {quote(inputs)}"
+        )
+    return NetworkShape(
+        data["channels"], data["blocks"], data["features_dim"], tuple(hidden), head, inputs
+    )
 
 
 def save_player(

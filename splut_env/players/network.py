@@ -26,6 +26,8 @@ from splut_env.rules.board import DECODED, DWARF, WIZARD
 from splut_env.rules.engine import State
 
 POLICY_HEADS = ("linear", "steps")
+#: What :class:`BoardNet` reads: the observation planes alone, or with :class:`LinePlanes`.
+INPUTS = ("planes", "lines")
 
 
 def _step_tables() -> tuple[list[int], list[int]]:
@@ -42,6 +44,78 @@ def _step_tables() -> tuple[list[int], list[int]]:
             piece.append(32 + d if kind == DWARF else 8 + d * 6 + extra)
             rock.append(164)
     return piece, rock
+
+
+def _neighbours() -> list[list[int]]:
+    """``[d][cell]``: the flat 9×9 cell one square from ``cell`` (``81``: a zero cell past the
+    last one, for ``81`` itself too) in the observer's direction ``d`` (n, e, s, w)."""
+    out = []
+    for dr, dc in ((-1, 0), (0, 1), (1, 0), (0, -1)):
+        row = []
+        for cell in range(82):
+            r, c = divmod(cell, 9)
+            on = cell < 81 and 0 <= r + dr < 9 and 0 <= c + dc < 9
+            row.append((r + dr) * 9 + c + dc if on else 81)
+        out.append(row)
+    return out
+
+
+class LinePlanes(nn.Module):
+    """Eight planes worked out from the observation by fixed rules (no weights), for the
+    long lines of the game that a tower of 3×3 convolutions sees only far up: where a rock
+    thrown from that square would fly (over empty squares and dwarfs) onto the mover's
+    wizard, and onto an opponent's; the squares the mover's troll reaches in one and in two
+    steps over empty squares, and the same for the opponents' trolls; the rocks the mover's
+    troll can reach and throw onto an opponent's wizard with the steps left in this turn;
+    and those an opponent's troll could throw onto the mover's wizard in a turn of three
+    steps. Pulls, pushes and levitation are not followed: the tower learns what they do."""
+
+    count = 8
+
+    def __init__(self) -> None:
+        super().__init__()
+        toward = torch.tensor(_neighbours())
+        away = toward[[2, 3, 0, 1]]  # the square a piece moving in direction d came from
+        self.register_buffer("toward", toward, persistent=False)
+        self.register_buffer("away", away, persistent=False)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        x = F.pad(observations.flatten(2), (0, 1))  # [n, planes, 82]: cell 81 is a zero
+        board, rocks = x[:, 21:22], x[:, 12:13]
+        own_wizard, own_troll = x[:, 0:1], x[:, 1:2]
+        foe_wizard = x[:, [3, 6, 9]].amax(1, keepdim=True)
+        foe_troll = x[:, [4, 7, 10]].amax(1, keepdim=True)
+        empty = board * (1 - x[:, :13].amax(1, keepdim=True))
+        stops = torch.maximum(x[:, [0, 1, 3, 4, 6, 7, 9, 10]].amax(1, keepdim=True), rocks)
+        flies = (board * (1 - stops)).unsqueeze(1)  # a thrown rock flies on over it
+
+        ray = torch.cat([own_wizard, foe_wizard], 1).unsqueeze(2).expand(-1, -1, 4, -1)
+        away = self.away.expand(len(x), 2, 4, 82)
+        lines = torch.zeros_like(ray)
+        for _ in range(8):
+            ray = ray.gather(3, away) * board.unsqueeze(1)
+            lines = torch.maximum(lines, ray)
+            ray = ray * flies
+        lines = lines.amax(2)  # [n, 2, 82]: onto the mover's wizard, onto an opponent's
+
+        def spread(planes: torch.Tensor) -> torch.Tensor:
+            return torch.maximum(planes, planes[:, :, self.toward].amax(2))
+
+        trolls = torch.cat([own_troll, foe_troll], 1)
+        one = torch.maximum(trolls, spread(trolls) * empty)
+        two = torch.maximum(one, spread(one) * empty)
+        left = x[:, 17:20, :1]  # ones in plane k - 1 when k steps are left in this turn
+        own_reach = (
+            left[:, 0:1] * spread(own_troll)
+            + left[:, 1:2] * spread(one[:, 0:1])
+            + left[:, 2:3] * spread(two[:, 0:1])
+        )
+        kill = rocks * lines[:, 1:2] * own_reach
+        threat = rocks * lines[:, 0:1] * spread(two[:, 1:2])
+        out = torch.cat(
+            [lines, one[:, 0:1], two[:, 0:1], one[:, 1:2], two[:, 1:2], kill, threat], 1
+        )
+        return out[:, :, :81].reshape(len(x), self.count, 9, 9)
 
 
 class ResidualBlock(nn.Module):
@@ -102,7 +176,8 @@ class BoardNet(BaseFeaturesExtractor):
     ``channels``, ``blocks`` residual blocks of two 3×3 convolutions, then a linear layer to
     ``features_dim`` (ReLU). Shared by the policy and value heads and by every seat. With
     ``policy_head="steps"`` the features start with :class:`StepHead`'s 196 action scores,
-    which :class:`BoardPolicy` uses as its logits."""
+    which :class:`BoardPolicy` uses as its logits. With ``inputs="lines"`` the tower reads
+    :class:`LinePlanes`' eight planes beside the observation's."""
 
     def __init__(
         self,
@@ -111,10 +186,13 @@ class BoardNet(BaseFeaturesExtractor):
         channels: int = 32,
         blocks: int = 3,
         policy_head: str = "linear",
+        inputs: str = "planes",
     ) -> None:
         steps = policy_head == "steps"
         super().__init__(observation_space, features_dim + (NUM_ACTIONS if steps else 0))
         planes, height, width = observation_space.shape
+        self.lines = LinePlanes() if inputs == "lines" else None
+        planes += LinePlanes.count if self.lines is not None else 0
         self.stem = nn.Sequential(nn.Conv2d(planes, channels, 3, padding=1), nn.ReLU())
         self.tower = nn.Sequential(*[ResidualBlock(channels) for _ in range(blocks)])
         self.head = nn.Sequential(
@@ -123,7 +201,10 @@ class BoardNet(BaseFeaturesExtractor):
         self.steps = StepHead(channels) if steps else None
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        x = self.tower(self.stem(observations))
+        x = observations
+        if self.lines is not None:
+            x = torch.cat([x, self.lines(x)], dim=1)
+        x = self.tower(self.stem(x))
         if self.steps is None:
             return self.head(x)
         return torch.cat([self.steps(x, observations), self.head(x)], dim=1)
@@ -293,7 +374,8 @@ class PolicyStack:
     @classmethod
     def of(cls, policies: Sequence[Any]) -> PolicyStack | None:
         """The stack of ``policies``, or ``None`` if they are not all :class:`BoardNet`
-        policies of one shape with a linear policy head (not :class:`StepHead`)."""
+        policies of one shape with a linear policy head (not :class:`StepHead`) over the
+        observation planes alone."""
         ids = tuple(id(policy) for policy in policies)
         made = cls._made.get(ids)
         if made is not None:
@@ -308,6 +390,7 @@ class PolicyStack:
             tuple(tensor.shape for tensor in policy.parameters())
             if isinstance(policy.features_extractor, BoardNet)
             and policy.features_extractor.steps is None
+            and policy.features_extractor.lines is None
             and len(policy.mlp_extractor.policy_net) == 0
             else None
             for policy in policies
@@ -364,6 +447,8 @@ class NetworkShape:
     policy_head: str = "linear"
     """``linear`` (one layer over the shared features) or ``steps`` (:class:`StepHead`:
     each step scored on its piece's square by the same convolution)."""
+    inputs: str = "planes"
+    """``planes`` (the observation) or ``lines`` (with :class:`LinePlanes`)."""
 
     def policy_kwargs(self) -> dict[str, Any]:
         """The ``MaskablePPO`` ``policy_kwargs`` for this shape."""
@@ -374,6 +459,7 @@ class NetworkShape:
                 "channels": self.channels,
                 "blocks": self.blocks,
                 "policy_head": self.policy_head,
+                "inputs": self.inputs,
             },
             "net_arch": {"pi": [], "vf": list(self.value_hidden)},
         }
@@ -393,12 +479,14 @@ def shape_of(weights: Mapping[str, torch.Tensor]) -> NetworkShape:
         for name, tensor in weights.items()
         if name.startswith("mlp_extractor.value_net.") and name.endswith(".weight")
     )
+    stem = weights["features_extractor.stem.0.weight"]
     return NetworkShape(
-        channels=weights["features_extractor.stem.0.weight"].shape[0],
+        channels=stem.shape[0],
         blocks=len(blocks),
         features_dim=weights["features_extractor.head.1.weight"].shape[0],
         value_hidden=tuple(size for _, size in value),
         policy_head="steps" if "features_extractor.steps.conv.weight" in weights else "linear",
+        inputs="lines" if stem.shape[1] == OBS_SHAPE[0] + LinePlanes.count else "planes",
     )
 
 
