@@ -14,31 +14,35 @@ from splut_env.rules import State
 from splut_env.rules.board import CELL_KIND, EMPTY, NEIGHBOUR, NUM_SQUARES, ROCK, TROLL, WIZARD
 
 
-def fire_lines(state: State, wizard: int) -> set[int]:
-    """Squares from which a rock thrown in some direction lands on square ``wizard``."""
+def fire_lines(state: State, wizards: list[int], throwers: list[int]) -> set[int]:
+    """Squares from which a rock thrown by a troll of the seats ``throwers`` lands on one of
+    ``wizards``: the throwing troll has left its square."""
+    throwing = {state.pos[s * 3 + 1] for s in throwers}
     out = set()
     for start in range(NUM_SQUARES):
         for d in range(4):
             sq = NEIGHBOUR[d][start]
             while sq >= 0:
                 cell = state.cells[sq]
-                if sq == wizard:
+                if sq in wizards:
                     out.add(start)
-                if cell == ROCK or (cell != EMPTY and CELL_KIND[cell] in (WIZARD, TROLL)):
+                stops = cell != EMPTY and CELL_KIND[cell] in (WIZARD, TROLL)
+                if cell == ROCK or (stops and sq not in throwing):
                     break
                 sq = NEIGHBOUR[d][sq]
     return out
 
 
-def reach(state: State, troll: int, steps: int) -> set[int]:
-    """The troll's square and the squares it walks to in at most ``steps`` empty squares."""
-    seen = {troll}
+def empty(state: State, sq: int) -> bool:
+    return sq >= 0 and state.cells[sq] == EMPTY
+
+
+def reach(state: State, trolls: list[int], steps: int) -> set[int]:
+    """The trolls' squares and the squares they walk to in at most ``steps`` empty squares."""
+    seen = set(trolls)
     for _ in range(steps):
         seen |= {
-            NEIGHBOUR[d][sq]
-            for sq in seen
-            for d in range(4)
-            if NEIGHBOUR[d][sq] >= 0 and state.cells[NEIGHBOUR[d][sq]] == EMPTY
+            NEIGHBOUR[d][sq] for sq in seen for d in range(4) if empty(state, NEIGHBOUR[d][sq])
         }
     return seen
 
@@ -47,27 +51,62 @@ def next_to(squares: set[int]) -> set[int]:
     return squares | {NEIGHBOUR[d][sq] for sq in squares for d in range(4)} - {-1}
 
 
+def throws(state: State, side: list[int], levitable: set[int], steps: int) -> set[int]:
+    """Squares from which the troll of ``side`` can throw a rock within ``steps`` steps: the
+    rock moved there first by levitation (``levitable`` rocks, in the directions a wizard of
+    the side can step) or pulled there by the troll, or standing there."""
+    trolls = [state.pos[s * 3 + 1] for s in side if state.pos[s * 3 + 1] >= 0]
+    wizards = [state.pos[s * 3] for s in side]
+    dirs = [d for d in range(4) if any(empty(state, NEIGHBOUR[d][w]) for w in wizards)]
+    rocks = set(state.rocks)
+    levitated, moving = [rocks], set(levitable)
+    for _ in range(2):
+        moving |= {
+            sq
+            for sq in range(NUM_SQUARES)
+            if empty(state, sq) and any(NEIGHBOUR[(d + 2) % 4][sq] in moving for d in dirs)
+        }
+        levitated.append(rocks | moving)
+    pulled = {
+        sq
+        for sq in range(NUM_SQUARES)
+        if any(
+            NEIGHBOUR[d][sq] in rocks and empty(state, NEIGHBOUR[(d + 2) % 4][sq]) for d in range(4)
+        )
+    }
+    out = set()
+    for a in range(steps):
+        for b in range(steps - a):
+            out |= levitated[a] & next_to(reach(state, trolls, b))
+    for b in range(steps - 1):
+        out |= reach(state, trolls, b) & pulled
+    return out
+
+
 def expected(state: State) -> np.ndarray:
     me = state.to_move
     foes = [s for s in state.seats if s != me and state.pos[s * 3] >= 0]
-    own_lines = fire_lines(state, state.pos[me * 3])
-    foe_lines = set().union(*(fire_lines(state, state.pos[s * 3]) for s in foes))
+    own_lines = fire_lines(state, [state.pos[me * 3]], foes)
+    foe_lines = fire_lines(state, [state.pos[s * 3] for s in foes], [me])
     own_troll = [state.pos[me * 3 + 1]] if state.pos[me * 3 + 1] >= 0 else []
     foe_trolls = [state.pos[s * 3 + 1] for s in foes]
-
-    def reached(trolls: list[int], steps: int) -> set[int]:
-        return set().union(*(reach(state, t, steps) for t in trolls))
-
     rocks = set(state.rocks)
+    if state.lev >= 0:
+        own_levitable = {state.lev}
+    elif state.lev == -1:
+        own_levitable = {sq for sq in rocks if not (state.locked >> sq) & 1}
+    else:
+        own_levitable = set()
+    foe_levitable = {sq for sq in rocks if not (state.moved >> sq) & 1}
     planes = [
         own_lines,
         foe_lines,
-        reached(own_troll, 1),
-        reached(own_troll, 2),
-        reached(foe_trolls, 1),
-        reached(foe_trolls, 2),
-        rocks & foe_lines & next_to(reached(own_troll, state.steps_left - 1)),
-        rocks & own_lines & next_to(reached(foe_trolls, 2)),
+        reach(state, own_troll, 1),
+        reach(state, own_troll, 2),
+        reach(state, foe_trolls, 1),
+        reach(state, foe_trolls, 2),
+        foe_lines & throws(state, [me], own_levitable, state.steps_left),
+        own_lines & throws(state, foes, foe_levitable, 3),
     ]
     out = np.zeros((len(planes), 81), np.float32)
     for k, squares in enumerate(planes):
@@ -130,3 +169,20 @@ def test_a_lines_network_carried_over_from_a_planes_one_starts_out_playing_as_it
     with torch.no_grad():
         assert torch.allclose(plain.extract_features(obs), lines.extract_features(obs))
         assert lines.features_extractor.lines(obs).any()  # the new planes are read as zeros
+
+
+def test_with_one_step_left_the_kill_plane_is_set_exactly_when_a_throw_kills():
+    from splut_env.batched.shield import CompiledTactics
+    from splut_env.encoding import NUM_ACTIONS
+
+    tactics, tiers = CompiledTactics(), np.empty(NUM_ACTIONS, np.int8)
+    last = [s for s in positions(2, games=40, seed=11) if s.steps_left == 1]
+    planes = np.stack([observation_planes(s, s.to_move, 200) for s in last])
+    with torch.no_grad():
+        marked = LinePlanes()(torch.as_tensor(planes))[:, 6].flatten(1).amax(1).numpy() > 0
+    kills = []
+    for state in last:
+        tactics.labels(state, tiers)
+        kills.append(tiers.max() == 3)
+    assert sum(kills) >= 10  # the games hold kills to find
+    assert marked.tolist() == kills

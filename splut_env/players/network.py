@@ -61,61 +61,92 @@ def _neighbours() -> list[list[int]]:
 
 
 class LinePlanes(nn.Module):
-    """Eight planes worked out from the observation by fixed rules (no weights), for the
-    long lines of the game that a tower of 3×3 convolutions sees only far up: where a rock
-    thrown from that square would fly (over empty squares and dwarfs) onto the mover's
-    wizard, and onto an opponent's; the squares the mover's troll reaches in one and in two
-    steps over empty squares, and the same for the opponents' trolls; the rocks the mover's
-    troll can reach and throw onto an opponent's wizard with the steps left in this turn;
-    and those an opponent's troll could throw onto the mover's wizard in a turn of three
-    steps. Pulls, pushes and levitation are not followed: the tower learns what they do."""
+    """Eight planes worked out from the observation by fixed rules (no weights), for the long
+    lines of the game that a tower of 3×3 convolutions sees only near its top:
+
+    0-1. lines of fire onto the mover's wizard and onto an opponent's: the squares from which
+         a rock thrown by the other side's troll flies (over empty squares, dwarfs and the
+         thrower's old square) onto that wizard;
+    2-5. the squares the mover's troll reaches in one and in two steps over empty squares,
+         then the same for the opponents' trolls;
+    6.   the squares on a line of fire onto an opponent's wizard from which the mover's troll
+         can throw a rock with the steps left in this turn;
+    7.   those from which an opponent's troll could throw one onto the mover's wizard in a
+         turn of three steps.
+
+    For 6 and 7 a rock reaches its square where it stands, by levitation (a wizard's steps,
+    in directions it can step from where it stands, over empty squares, the rocks it may
+    levitate) or pulled by the troll (a step away from a rock behind it), and the troll
+    walks next to it over empty squares and steps onto it. Pushes, other pieces getting out
+    of the way and the moves' order are not followed: the planes are hints, and the tower
+    learns the rest."""
 
     count = 8
 
     def __init__(self) -> None:
         super().__init__()
-        toward = torch.tensor(_neighbours())
-        away = toward[[2, 3, 0, 1]]  # the square a piece moving in direction d came from
-        self.register_buffer("toward", toward, persistent=False)
-        self.register_buffer("away", away, persistent=False)
+        near = torch.tensor(_neighbours())
+        self.register_buffer("near", near, persistent=False)  # [d, cell]: cell's neighbour
+        self.register_buffer("behind", near[[2, 3, 0, 1]], persistent=False)  # cell - d
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         x = F.pad(observations.flatten(2), (0, 1))  # [n, planes, 82]: cell 81 is a zero
         board, rocks = x[:, 21:22], x[:, 12:13]
-        own_wizard, own_troll = x[:, 0:1], x[:, 1:2]
-        foe_wizard = x[:, [3, 6, 9]].amax(1, keepdim=True)
-        foe_troll = x[:, [4, 7, 10]].amax(1, keepdim=True)
+        wizards = torch.cat([x[:, 0:1], x[:, [3, 6, 9]].amax(1, keepdim=True)], 1)
+        trolls = torch.cat([x[:, 1:2], x[:, [4, 7, 10]].amax(1, keepdim=True)], 1)
         empty = board * (1 - x[:, :13].amax(1, keepdim=True))
-        stops = torch.maximum(x[:, [0, 1, 3, 4, 6, 7, 9, 10]].amax(1, keepdim=True), rocks)
-        flies = (board * (1 - stops)).unsqueeze(1)  # a thrown rock flies on over it
-
-        ray = torch.cat([own_wizard, foe_wizard], 1).unsqueeze(2).expand(-1, -1, 4, -1)
-        away = self.away.expand(len(x), 2, 4, 82)
-        lines = torch.zeros_like(ray)
-        for _ in range(8):
-            ray = ray.gather(3, away) * board.unsqueeze(1)
-            lines = torch.maximum(lines, ray)
-            ray = ray * flies
-        lines = lines.amax(2)  # [n, 2, 82]: onto the mover's wizard, onto an opponent's
+        lines = self.lines(wizards, trolls, rocks, board)
 
         def spread(planes: torch.Tensor) -> torch.Tensor:
-            return torch.maximum(planes, planes[:, :, self.toward].amax(2))
+            return torch.maximum(planes, planes[:, :, self.near].amax(2))
 
-        trolls = torch.cat([own_troll, foe_troll], 1)
-        one = torch.maximum(trolls, spread(trolls) * empty)
-        two = torch.maximum(one, spread(one) * empty)
-        left = x[:, 17:20, :1]  # ones in plane k - 1 when k steps are left in this turn
-        own_reach = (
-            left[:, 0:1] * spread(own_troll)
-            + left[:, 1:2] * spread(one[:, 0:1])
-            + left[:, 2:3] * spread(two[:, 0:1])
+        reach = [trolls]  # [n, 2, 82] each: the mover's side, the opponents'
+        for _ in range(2):
+            reach.append(torch.maximum(reach[-1], spread(reach[-1]) * empty))
+        # The mover levitates unlocked rocks while levitation is available, or goes on with
+        # the rock it levitates; the opponents, next turn, any rock not moved in this one.
+        levitable = torch.cat(
+            [
+                rocks * (1 - x[:, 13:14]) * x[:, 16:17, :1] + x[:, 15:16],
+                rocks * (1 - x[:, 14:15]),
+            ],
+            1,
         )
-        kill = rocks * lines[:, 1:2] * own_reach
-        threat = rocks * lines[:, 0:1] * spread(two[:, 1:2])
-        out = torch.cat(
-            [lines, one[:, 0:1], two[:, 0:1], one[:, 1:2], two[:, 1:2], kill, threat], 1
-        )
+        can_step = (wizards.unsqueeze(2) * empty[:, :, self.near]).amax(3, keepdim=True)
+        levitated = [rocks.expand(-1, 2, -1)]
+        for _ in range(2):
+            moved = (levitable[:, :, self.behind] * can_step).amax(2) * empty
+            levitable = torch.maximum(levitable, moved)
+            levitated.append(torch.maximum(levitated[-1], levitable))
+        pulled = (rocks[:, :, self.near] * empty[:, :, self.behind]).amax(2)
+
+        throws = []  # squares a rock can be thrown from within k + 1 steps
+        for k in range(3):
+            new = [levitated[a] * spread(reach[k - a]) for a in range(k + 1)]
+            if k:
+                new.append(reach[k - 1] * pulled)
+            throws.append(torch.stack(new + throws[-1:]).amax(0))
+        left = x[:, 17:20, :1]  # ones in plane k when k + 1 steps are left in this turn
+        kill = lines[:, 1:2] * sum(left[:, k : k + 1] * throws[k][:, 0:1] for k in range(3))
+        threat = lines[:, 0:1] * throws[2][:, 1:2]
+        out = torch.cat([lines, reach[1], reach[2], kill, threat], 1)[:, [0, 1, 2, 4, 3, 5, 6, 7]]
         return out[:, :, :81].reshape(len(x), self.count, 9, 9)
+
+    def lines(
+        self, wizards: torch.Tensor, trolls: torch.Tensor, rocks: torch.Tensor, board: torch.Tensor
+    ) -> torch.Tensor:
+        """``[n, 2, 82]``: the lines of fire onto the mover's wizard and onto an opponent's,
+        walked out from the wizards in the four directions."""
+        stops = torch.maximum(wizards.amax(1, keepdim=True), rocks) + trolls  # not the thrower
+        flies = (board * (1 - stops.clamp(max=1))).unsqueeze(2)  # [n, 2, 1, 82]
+        ray = wizards.unsqueeze(2).expand(-1, -1, 4, -1)
+        behind = self.behind.expand(len(ray), 2, 4, 82)
+        found = torch.zeros_like(ray)
+        for _ in range(8):
+            ray = ray.gather(3, behind) * board.unsqueeze(1)
+            found = torch.maximum(found, ray)
+            ray = ray * flies
+        return found.amax(2)
 
 
 class ResidualBlock(nn.Module):
