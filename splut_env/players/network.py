@@ -20,7 +20,20 @@ from torch import nn
 from torch.nn import functional as F
 
 from splut_env.common.agents import Agent
-from splut_env.encoding import FRAME_CELL, NUM_ACTIONS, OBS_SHAPE, mirror_mean, mirror_planes
+from splut_env.encoding import (
+    FRAME_CELL,
+    NUM_ACTIONS,
+    OBS_SHAPE,
+    PLANE_BOARD,
+    PLANE_LEV,
+    PLANE_LEV_AVAILABLE,
+    PLANE_LOCKED,
+    PLANE_MOVED,
+    PLANE_ONE_STEP,
+    PLANE_ROCKS,
+    mirror_mean,
+    mirror_planes,
+)
 from splut_env.encoding import observation as encode
 from splut_env.rules.board import DECODED, DWARF, WIZARD
 from splut_env.rules.engine import State
@@ -91,10 +104,10 @@ class LinePlanes(nn.Module):
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         x = F.pad(observations.flatten(2), (0, 1))  # [n, planes, 82]: cell 81 is a zero
-        board, rocks = x[:, 21:22], x[:, 12:13]
+        board, rocks = x[:, PLANE_BOARD : PLANE_BOARD + 1], x[:, PLANE_ROCKS : PLANE_ROCKS + 1]
         wizards = torch.cat([x[:, 0:1], x[:, [3, 6, 9]].amax(1, keepdim=True)], 1)
         trolls = torch.cat([x[:, 1:2], x[:, [4, 7, 10]].amax(1, keepdim=True)], 1)
-        empty = board * (1 - x[:, :13].amax(1, keepdim=True))
+        empty = board * (1 - x[:, : PLANE_ROCKS + 1].amax(1, keepdim=True))
         lines = self.lines(wizards, trolls, rocks, board)
 
         def spread(planes: torch.Tensor) -> torch.Tensor:
@@ -107,8 +120,9 @@ class LinePlanes(nn.Module):
         # the rock it levitates; the opponents, next turn, any rock not moved in this one.
         levitable = torch.cat(
             [
-                rocks * (1 - x[:, 13:14]) * x[:, 16:17, :1] + x[:, 15:16],
-                rocks * (1 - x[:, 14:15]),
+                rocks * (1 - x[:, PLANE_LOCKED, None]) * x[:, PLANE_LEV_AVAILABLE, None, :1]
+                + x[:, PLANE_LEV, None],
+                rocks * (1 - x[:, PLANE_MOVED, None]),
             ],
             1,
         )
@@ -126,7 +140,7 @@ class LinePlanes(nn.Module):
             if k:
                 new.append(reach[k - 1] * pulled)
             throws.append(torch.stack(new + throws[-1:]).amax(0))
-        left = x[:, 17:20, :1]  # ones in plane k when k + 1 steps are left in this turn
+        left = x[:, PLANE_ONE_STEP : PLANE_ONE_STEP + 3, :1]  # plane k: k + 1 steps left
         kill = lines[:, 1:2] * sum(left[:, k : k + 1] * throws[k][:, 0:1] for k in range(3))
         threat = lines[:, 0:1] * throws[2][:, 1:2]
         out = torch.cat([lines, reach[1], reach[2], kill, threat], 1)[:, [0, 1, 2, 4, 3, 5, 6, 7]]
