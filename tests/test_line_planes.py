@@ -169,6 +169,8 @@ def test_a_lines_network_carried_over_from_a_planes_one_starts_out_playing_as_it
     with torch.no_grad():
         assert torch.allclose(plain.extract_features(obs), lines.extract_features(obs))
         assert lines.features_extractor.lines(obs).any()  # the new planes are read as zeros
+    # Back to the planes alone: the wider stem cannot be kept, everything else is.
+    assert carry_over(lines, plain) == len(plain.state_dict()) - 3  # the stem, by its 3 names
 
 
 def test_with_one_step_left_the_kill_plane_is_set_exactly_when_a_throw_kills():

@@ -271,6 +271,7 @@ def carry_over(source: Any, target: Any) -> int:
             and name in own
             and name not in kept
             and own[name].shape[0] == old.shape[0]
+            and own[name].shape[1] > old.shape[1]
         ):
             kept[name] = torch.zeros_like(own[name])
             kept[name][:, : old.shape[1]] = old
