@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from splut_env.encoding import FRAME_CELL, OBS_SHAPE, observation_planes
+from splut_env.batched.shield import CompiledTactics
+from splut_env.encoding import FRAME_CELL, NUM_ACTIONS, OBS_SHAPE, observation_planes
 from splut_env.players.checkpoint import load_checkpoint, save_player
 from splut_env.players.network import LinePlanes, NetworkShape, PolicyStack, build_policy, shape_of
 from splut_env.rules import State
 from splut_env.rules.board import CELL_KIND, EMPTY, NEIGHBOUR, NUM_SQUARES, ROCK, TROLL, WIZARD
+from training.perception import carry_over
 
 
 def fire_lines(state: State, wizards: list[int], throwers: list[int]) -> set[int]:
@@ -156,8 +158,6 @@ def test_a_lines_network_saves_loads_and_plays_as_itself(tmp_path):
 
 
 def test_a_lines_network_carried_over_from_a_planes_one_starts_out_playing_as_it():
-    from training.perception import carry_over
-
     torch.manual_seed(4)
     plain = build_policy(NetworkShape(channels=8, blocks=1, features_dim=16, policy_head="steps"))
     lines = build_policy(
@@ -174,9 +174,6 @@ def test_a_lines_network_carried_over_from_a_planes_one_starts_out_playing_as_it
 
 
 def test_with_one_step_left_the_kill_plane_is_set_exactly_when_a_throw_kills():
-    from splut_env.batched.shield import CompiledTactics
-    from splut_env.encoding import NUM_ACTIONS
-
     tactics, tiers = CompiledTactics(), np.empty(NUM_ACTIONS, np.int8)
     last = [s for s in positions(2, games=40, seed=11) if s.steps_left == 1]
     planes = np.stack([observation_planes(s, s.to_move, 200) for s in last])

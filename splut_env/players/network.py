@@ -35,7 +35,7 @@ from splut_env.encoding import (
     mirror_planes,
 )
 from splut_env.encoding import observation as encode
-from splut_env.rules.board import DECODED, DWARF, WIZARD
+from splut_env.rules.board import DECODED, DWARF, NEIGHBOUR, WIZARD
 from splut_env.rules.engine import State
 
 POLICY_HEADS = ("linear", "steps")
@@ -60,16 +60,14 @@ def _step_tables() -> tuple[list[int], list[int]]:
 
 
 def _neighbours() -> list[list[int]]:
-    """``[d][cell]``: the flat 9×9 cell one square from ``cell`` (``81``: a zero cell past the
-    last one, for ``81`` itself too) in the observer's direction ``d`` (n, e, s, w)."""
-    out = []
-    for dr, dc in ((-1, 0), (0, 1), (1, 0), (0, -1)):
-        row = []
-        for cell in range(82):
-            r, c = divmod(cell, 9)
-            on = cell < 81 and 0 <= r + dr < 9 and 0 <= c + dc < 9
-            row.append((r + dr) * 9 + c + dc if on else 81)
-        out.append(row)
+    """``[d][cell]``: the flat 9×9 cell of the board square next to ``cell``'s square in
+    direction ``d`` (the board's ``NEIGHBOUR``, in any seat's frame), ``81`` (a zero cell
+    past the last one) off the board."""
+    cell = FRAME_CELL[0]
+    out = [[81] * 82 for _ in range(4)]
+    for d, row in enumerate(NEIGHBOUR):
+        for sq, nb in enumerate(row):
+            out[d][cell[sq]] = cell[nb] if nb >= 0 else 81
     return out
 
 
