@@ -3,6 +3,8 @@ square by square against the rules walked out on the engine's own position."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -13,7 +15,7 @@ from splut_env.players.checkpoint import load_checkpoint, save_player
 from splut_env.players.network import LinePlanes, NetworkShape, PolicyStack, build_policy, shape_of
 from splut_env.rules import State
 from splut_env.rules.board import CELL_KIND, EMPTY, NEIGHBOUR, NUM_SQUARES, ROCK, TROLL, WIZARD
-from training.perception import carry_over
+from training.perception import carry_over, main
 
 
 def fire_lines(state: State, wizards: list[int], throwers: list[int]) -> set[int]:
@@ -185,3 +187,39 @@ def test_with_one_step_left_the_kill_plane_is_set_exactly_when_a_throw_kills():
         kills.append(tiers.max() == 3)
     assert sum(kills) >= 10  # the games hold kills to find
     assert marked.tolist() == kills
+
+
+@pytest.mark.parametrize("inputs", ["planes", "lines"])
+def test_a_tower_grown_wider_and_deeper_starts_out_playing_as_its_source(inputs):
+    torch.manual_seed(5)
+    small = NetworkShape(channels=8, blocks=1, features_dim=16, policy_head="steps", inputs=inputs)
+    source = build_policy(small)
+    grown = build_policy(replace(small, channels=12, blocks=3))
+    assert carry_over(source, grown) == len(source.state_dict())
+    obs = torch.as_tensor(
+        np.stack([observation_planes(s, s.to_move, 200) for s in positions(2, 1, 2)])
+    )
+    with torch.no_grad():
+        before = source.evaluate_actions(obs, torch.zeros(len(obs)))
+        after = grown.evaluate_actions(obs, torch.zeros(len(obs)))
+        assert torch.allclose(source.extract_features(obs), grown.extract_features(obs), atol=1e-5)
+    assert torch.allclose(before[0], after[0], atol=1e-5)  # the value
+    assert torch.allclose(before[1], after[1], atol=1e-5)  # the log-probability of a step
+    # The new units are live: one step of training moves the weights the old ones read.
+    optimizer = torch.optim.SGD(grown.parameters(), lr=0.1)
+    grown.set_training_mode(True)
+    values, _, _ = grown.evaluate_actions(obs, torch.zeros(len(obs)))
+    ((values - 1) ** 2).mean().backward()
+    optimizer.step()
+    head = grown.features_extractor.head[1].weight.view(16, 12, -1)
+    assert head[:, 8:].abs().sum() > 0
+    assert grown.features_extractor.tower[2].conv2.weight.abs().sum() > 0
+
+
+def test_a_tower_that_would_shrink_is_refused_by_name(tmp_path, capsys):
+    shape = NetworkShape(channels=8, blocks=1, features_dim=16, policy_head="steps")
+    path = save_player(build_policy(shape), tmp_path / "small.zip", shape, 2, 200)
+    with pytest.raises(SystemExit):
+        main(["fit", "--data", "x.npz", "--init", str(path), "--channels", "4",
+              "--out", str(tmp_path / "out.zip")])  # fmt: skip
+    assert "--channels 4: --init" in capsys.readouterr().err

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import re
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -36,6 +37,7 @@ from splut_env.common.files import read_text
 from splut_env.encoding import (
     MIRROR_ACTION,
     NUM_ACTIONS,
+    OBS_SHAPE,
     PLANE_ROCKS,
     action_mask,
     action_to_step_id,
@@ -255,27 +257,50 @@ def score(policy: Any, data: dict[str, np.ndarray], mirror: bool = False) -> dic
     return out
 
 
-STEM = "stem.0.weight"
+#: The tower's tensors, whose sizes follow its width: they may grow on a carry-over.
+TOWER = re.compile(r"(stem\.0|tower\.\d+\.conv[12]|head\.1|steps\.conv)\.(weight|bias)$")
+#: The second convolution of a residual block: zero in a new block, which so passes its
+#: (non-negative) input through unchanged.
+NEW_BLOCK = re.compile(r"tower\.\d+\.conv2\.(weight|bias)$")
+
+
+def _grown(name: str, old: torch.Tensor, fresh: torch.Tensor) -> torch.Tensor | None:
+    """``old`` in the leading corner of ``fresh`` (a tensor of a tower at least as wide,
+    or a stem reading more planes): the old units keep their weights and read the new
+    inputs with zeros, the new units keep ``fresh``'s; None where ``old`` does not fit."""
+    if name.endswith("head.1.weight"):  # reads the flattened [channels, 9, 9] features
+        cells = OBS_SHAPE[1] * OBS_SHAPE[2]
+        old, grown = old.view(len(old), -1, cells), fresh.clone().view(len(fresh), -1, cells)
+    else:
+        grown = fresh.clone()
+    if old.dim() != grown.dim() or any(o > n for o, n in zip(old.shape, grown.shape, strict=True)):
+        return None
+    if old.dim() > 1:
+        grown[: len(old)] = 0  # the old units read the new inputs with zeros
+    grown[tuple(slice(size) for size in old.shape)] = old
+    return grown.view(fresh.shape)
 
 
 def carry_over(source: Any, target: Any) -> int:
     """Copy into ``target`` every tensor of ``source`` with the same name and size (a new
-    policy head starts fresh over the old tower); how many were copied. A stem that reads
-    more planes (``inputs="lines"``) keeps the old weights on the old planes and zeros on
-    the new ones, so the network starts out playing as ``source``."""
-    own = target.state_dict()
-    kept = {k: v for k, v in source.state_dict().items() if k in own and own[k].shape == v.shape}
-    for name, old in source.state_dict().items():  # the stem, under each name it is shared by
-        if (
-            name.endswith(STEM)
-            and name in own
-            and name not in kept
-            and own[name].shape[0] == old.shape[0]
-            and own[name].shape[1] > old.shape[1]
-        ):
-            kept[name] = torch.zeros_like(own[name])
-            kept[name][:, : old.shape[1]] = old
-    target.load_state_dict(kept, strict=False)
+    policy head starts fresh over the old tower); how many were copied. A wider or deeper
+    tower, or a stem that reads more planes (``inputs="lines"``), keeps the old weights,
+    with zeros where old units would read new ones and in each new block's second
+    convolution, so the network starts out playing exactly as ``source``; tensors that
+    shrink start fresh."""
+    own, old = target.state_dict(), source.state_dict()
+    kept = {}
+    for name, tensor in old.items():
+        if name not in own:
+            continue
+        if own[name].shape == tensor.shape:
+            kept[name] = tensor
+        elif TOWER.search(name) and (grown := _grown(name, tensor, own[name])) is not None:
+            kept[name] = grown
+    deeper = {
+        n: torch.zeros_like(t) for n, t in own.items() if n not in old and NEW_BLOCK.search(n)
+    }
+    target.load_state_dict({**kept, **deeper}, strict=False)
     return len(kept)
 
 
@@ -322,6 +347,27 @@ def format_score(name: str, result: dict[str, Any]) -> str:
 # --- command line ---------------------------------------------------------------------------
 
 
+def starting_network(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple:
+    """The network ``fit`` starts from (fresh, or ``--init``'s carried over into the shape
+    asked for), its shape, and its number of players and turn limit."""
+    if not args.init:
+        shape = NetworkShape(args.channels or 32, args.blocks or 3,
+                             policy_head=args.policy_head, inputs=args.inputs or "planes")  # fmt: skip
+        return build_policy(shape), shape, 2, 200
+    checkpoint = load_checkpoint(args.init)
+    old = shape_of(checkpoint.policy.state_dict())
+    for flag, size, before in (("--channels", args.channels, old.channels),
+                               ("--blocks", args.blocks, old.blocks)):  # fmt: skip
+        if size is not None and size < before:
+            parser.error(f"{flag} {size}: --init {args.init} has {before}; a network "
+                         "carried over can grow, not shrink")  # fmt: skip
+    shape = replace(old, policy_head=args.policy_head, inputs=args.inputs or old.inputs,
+                    channels=args.channels or old.channels, blocks=args.blocks or old.blocks)  # fmt: skip
+    policy = build_policy(shape)
+    print(f"from {args.init}: {carry_over(checkpoint.policy, policy)} of its tensors kept")
+    return policy, shape, checkpoint.meta["num_players"], checkpoint.meta["max_turns"]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m training.perception", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
@@ -341,8 +387,12 @@ def main(argv: list[str] | None = None) -> None:
         help="a player file to start from: its shape with --policy-head (a new head "
         "starts fresh over its tower)",
     )
-    train.add_argument("--channels", type=int, default=32)
-    train.add_argument("--blocks", type=int, default=3)
+    train.add_argument(
+        "--channels", type=int, help="tower width (default: --init's, else 32); grows --init's"
+    )
+    train.add_argument(
+        "--blocks", type=int, help="residual blocks (default: --init's, else 3); grows --init's"
+    )
     train.add_argument("--policy-head", choices=POLICY_HEADS, default="steps")
     train.add_argument(
         "--inputs",
@@ -406,6 +456,8 @@ def main(argv: list[str] | None = None) -> None:
             f"blunder, {b['clean_wins']} of them won"
         )
         return
+    if args.command == "fit":
+        policy, shape, num_players, max_turns = starting_network(args, parser)
     data = [load_labels(path) for path in args.data]
     games = np.cumsum([0] + [int(d["games"].max()) + 1 for d in data[:-1]])
     merged = {k: np.concatenate([d[k] for d in data]) for k in FIELDS}
@@ -421,18 +473,6 @@ def main(argv: list[str] | None = None) -> None:
             if args.mirror:
                 print(format_score(f"{path} (mirror mean)", score(policy, held, mirror=True)))
         return
-    if args.init:
-        checkpoint = load_checkpoint(args.init)
-        old = shape_of(checkpoint.policy.state_dict())
-        shape = replace(old, policy_head=args.policy_head, inputs=args.inputs or old.inputs)
-        policy = build_policy(shape)
-        carried = carry_over(checkpoint.policy, policy)
-        print(f"from {args.init}: {carried} of its tensors kept")
-        num_players, max_turns = checkpoint.meta["num_players"], checkpoint.meta["max_turns"]
-    else:
-        shape = NetworkShape(args.channels, args.blocks, policy_head=args.policy_head,
-                             inputs=args.inputs or "planes")  # fmt: skip
-        policy, num_players, max_turns = build_policy(shape), 2, 200
     started = time.time()
     teacher = load_checkpoint(args.teacher).policy if args.teacher else None
     losses = fit(policy, train_data, args.epochs, lr=args.lr, seed=args.seed, teacher=teacher,
