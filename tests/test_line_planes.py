@@ -223,3 +223,6 @@ def test_a_tower_that_would_shrink_is_refused_by_name(tmp_path, capsys):
         main(["fit", "--data", "x.npz", "--init", str(path), "--channels", "4",
               "--out", str(tmp_path / "out.zip")])  # fmt: skip
     assert "--channels 4: --init" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["fit", "--data", "x.npz", "--blocks", "0", "--out", str(tmp_path / "out.zip")])
+    assert "--blocks 0: expected a positive number" in capsys.readouterr().err

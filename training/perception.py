@@ -350,6 +350,9 @@ def format_score(name: str, result: dict[str, Any]) -> str:
 def starting_network(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple:
     """The network ``fit`` starts from (fresh, or ``--init``'s carried over into the shape
     asked for), its shape, and its number of players and turn limit."""
+    for flag, size in (("--channels", args.channels), ("--blocks", args.blocks)):
+        if size is not None and size < 1:
+            parser.error(f"{flag} {size}: expected a positive number")
     if not args.init:
         shape = NetworkShape(args.channels or 32, args.blocks or 3,
                              policy_head=args.policy_head, inputs=args.inputs or "planes")  # fmt: skip
