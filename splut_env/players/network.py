@@ -141,7 +141,8 @@ class LinePlanes(nn.Module):
         left = x[:, PLANE_ONE_STEP : PLANE_ONE_STEP + 3, :1]  # plane k: k + 1 steps left
         kill = lines[:, 1:2] * sum(left[:, k : k + 1] * throws[k][:, 0:1] for k in range(3))
         threat = lines[:, 0:1] * throws[2][:, 1:2]
-        out = torch.cat([lines, reach[1], reach[2], kill, threat], 1)[:, [0, 1, 2, 4, 3, 5, 6, 7]]
+        walks = torch.stack(reach[1:], 2).flatten(1, 2)  # the mover's in 1, 2; then the foes'
+        out = torch.cat([lines, walks, kill, threat], 1)
         return out[:, :, :81].reshape(len(x), self.count, 9, 9)
 
     def lines(
