@@ -134,14 +134,15 @@ def _start() -> State:
 
 def test_labelled_games_carry_the_shields_tiers_and_replay_from_their_seed_on_any_workers(labelled):
     again = perception.label(["greedy", "search:easy"], 2, games=4, seed=7, explore=0.3, workers=2)
-    for key in perception.FIELDS:
+    assert set(labelled) == set(again) == set(perception.FIELDS) - {"expert"}
+    for key in labelled:
         np.testing.assert_array_equal(labelled[key], again[key])
     assert set(np.unique(labelled["games"])) == {0, 1, 2, 3}
     legal = labelled["tiers"] > -2
     np.testing.assert_array_equal(legal, labelled["masks"])
     assert set(np.unique(labelled["values"])) <= {-1.0, 0.0, 1.0}
     # the labels of a game's first position are the compiled shield's, in the mover's frame
-    first = perception.label_game((["greedy"], 2, 11, 0.0, 200, 0))
+    first = perception.label_game((["greedy"], 2, 11, 0.0, 200, 0, None))
     state = from_spn(perception.random_opening(2, 2, 11))
     tiers = np.empty(NUM_ACTIONS, np.int8)
     CompiledTactics().labels(state, tiers)
@@ -190,7 +191,7 @@ def test_the_fit_moves_the_policy_towards_the_best_tiers(labelled, step_policy, 
 def test_a_reflected_sample_is_the_reflected_positions_and_the_fit_can_draw_them(
     labelled, step_policy
 ):
-    first = perception.label_game((["greedy"], 2, 11, 0.0, 200, 0))
+    first = perception.label_game((["greedy"], 2, 11, 0.0, 200, 0, None))
     reflected = perception.reflect(first, np.arange(len(first["values"])) == 0)
     state = from_spn(perception.random_opening(2, 2, 11)).mirrored()
     tiers = np.empty(NUM_ACTIONS, np.int8)
@@ -320,3 +321,82 @@ def test_a_game_log_without_game_headers_or_the_player_is_named(tmp_path):
     log.write_text(f"# game 0: S=a N=b; a wins after 9 turns\n{good}\n")
     with pytest.raises(SystemExit):
         perception.main(["blunders", str(log), "--player", "me"])
+
+
+def _ends(state: State) -> set:
+    """The positions the current turn can end in (the scalar engine, step by step)."""
+    if state.is_over() or state.turn != _ends.turn:
+        return {state.key()}
+    out = set()
+    for sid in state.legal_ids():
+        child = state.copy()
+        child.apply(sid)
+        out |= _ends(child)
+    return out
+
+
+@pytest.mark.parametrize("name", ["greedy", "search:expert=300"])
+def test_the_expert_label_is_every_step_that_can_still_end_the_turn_where_the_bot_would(name):
+    rng = np.random.default_rng(3)
+    for game in range(3):
+        state = from_spn(perception.random_opening(2, 2, game))
+        for _ in range(int(rng.integers(0, 12))):
+            state.apply(int(rng.choice(state.legal_ids())))
+        planner = perception.expert_bot(name, seed=game)
+        labeller = perception.expert_bot(name, seed=game)  # the same draws: the same choice
+        plan = planner.plan_turn(state)
+        chosen = labeller.turn_steps(state)
+        end = state.copy()
+        for sid in plan:
+            end.apply(sid)
+        _ends.turn = state.turn
+        for sid in state.legal_ids():
+            child = state.copy()
+            child.apply(sid)
+            reaches = end.key() in _ends(child)
+            assert chosen[step_id_to_action(state.to_move, sid)] == reaches, (game, sid)
+        assert chosen[step_id_to_action(state.to_move, plan[0])]
+        assert not (chosen & ~action_mask(state, state.to_move)).any()
+
+
+def test_expert_labels_are_kept_reflected_and_fitted_towards(tmp_path, capsys):
+    data = perception.label(["greedy"], 2, games=3, seed=2, explore=0.3, expert="greedy")
+    again = perception.label(["greedy"], 2, games=3, seed=2, explore=0.3, expert="greedy",
+                             workers=2)  # fmt: skip
+    np.testing.assert_array_equal(data["expert"], again["expert"])
+    assert data["expert"].any(1).all()  # every position has the greedy turn's first steps
+    assert not (data["expert"] & ~data["masks"]).any()
+    path = tmp_path / "expert.npz"
+    perception.save_labels(data, path)
+    loaded = perception.load_labels(path)
+    np.testing.assert_array_equal(loaded["expert"], data["expert"])
+    # the target spreads over the expert's steps within the best tier
+    allowed = perception.allowed_steps(data).numpy()
+    tiers = data["tiers"]
+    best = tiers == tiers.max(1, keepdims=True)
+    inside = (data["expert"] & best).any(1)
+    np.testing.assert_array_equal(allowed[inside], (data["expert"] & best)[inside])
+    np.testing.assert_array_equal(allowed[~inside], data["expert"][~inside])
+    reflected = perception.reflect(data, np.ones(len(data["values"]), bool))
+    np.testing.assert_array_equal(reflected["expert"], data["expert"][:, MIRROR_ACTION])
+    torch.manual_seed(1)
+    policy = build_policy(STEPS)
+    before = perception.score(policy, data)["expert"]["hit"]
+    perception.fit(policy, data, epochs=6, batch_size=64, lr=3e-3)
+    assert perception.score(policy, data)["expert"]["hit"] > before
+    # a file without expert labels merges with one that has them: its rows get none
+    plain = tmp_path / "plain.npz"
+    perception.save_labels(perception.label(["greedy"], 2, games=2, seed=3), plain)
+    out = tmp_path / "net.zip"
+    perception.main(["fit", "--data", str(plain), "--data", str(path), "--channels", "8",
+                     "--blocks", "1", "--epochs", "1", "--held-out", "0.3", "--out", str(out)])  # fmt: skip
+    assert "expert" in capsys.readouterr().out
+    assert out.is_file()
+
+
+def test_an_unknown_expert_is_named(capsys):
+    with pytest.raises(ValueError, match="expert 'search:expert=many'"):
+        perception.expert_bot("search:expert=many")
+    with pytest.raises(SystemExit):
+        perception.main(["label", "--expert", "search:nobody", "--games", "1", "--out", "x.npz"])
+    assert "--expert" in capsys.readouterr().err

@@ -32,6 +32,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from splut_env.batched.bots import BatchedBot
 from splut_env.batched.shield import CompiledTactics
 from splut_env.common.files import read_text
 from splut_env.encoding import (
@@ -58,17 +59,23 @@ from training.stats import wilson
 
 KILL, SAFE = 3, 1
 OTHER_PLAYERS = slice(6, PLANE_ROCKS)  # the planes of a third and a fourth player
-FIELDS = ("planes", "turns", "masks", "tiers", "values", "games")
+FIELDS = ("planes", "turns", "masks", "tiers", "values", "games", "expert")
+#: Fields a file of labelled positions may lack: ``expert``, the steps beginning the turn a
+#: search bot chooses (``label --expert``), all False where a position has none.
+OPTIONAL = ("expert",)
 
 
 # --- labelled positions -----------------------------------------------------------------------
 
 
-def label_game(job: tuple[list[str], int, int, float, int, int]) -> dict[str, np.ndarray]:
+def label_game(
+    job: tuple[list[str], int, int, float, int, int, str | None],
+) -> dict[str, np.ndarray]:
     """One game, each seat played by a player drawn from ``players`` (a step replaced by a
     random legal one with chance ``explore``), every position labelled with the shield's
-    tiers for its mover."""
-    players, num_players, seed, explore, max_turns, game = job
+    tiers for its mover and, given a compiled bot's spec as ``expert``, with the steps that
+    begin the turn that bot would choose there (:meth:`BatchedBot.turn_steps`)."""
+    players, num_players, seed, explore, max_turns, game, expert = job
     torch.set_num_threads(1)
     rng = np.random.default_rng(seed)
     start = random_opening(num_players, 2, seed)
@@ -78,11 +85,15 @@ def label_game(job: tuple[list[str], int, int, float, int, int]) -> dict[str, np
         for seat in state.alive_seats()
     }
     tactics = CompiledTactics()
+    labeller = expert_bot(expert, int(rng.integers(2**31))) if expert else None
     rows: list[tuple] = []
+    chosen: list[np.ndarray] = []
     while not state.is_over() and state.turn <= max_turns:
         seat = state.to_move
         tiers = np.empty(NUM_ACTIONS, np.int8)
         tactics.labels(state, tiers)
+        if labeller:
+            chosen.append(labeller.turn_steps(state))
         planes = observation_planes(state, seat, max_turns)
         rows.append((planes, action_mask(state, seat), tiers, seat))
         if rng.random() < explore:
@@ -91,7 +102,19 @@ def label_game(job: tuple[list[str], int, int, float, int, int]) -> dict[str, np
             state.apply(action_to_step_id(seat, agents[seat].act(state)))
     data = game_samples(rows, state, target=("tiers", np.int8))
     data["games"] = np.full(len(rows), game, np.int32)
+    if labeller:
+        data["expert"] = np.array(chosen, bool).reshape(-1, NUM_ACTIONS)
     return data
+
+
+def expert_bot(spec: str, seed: int | None = None) -> BatchedBot:
+    """The compiled bot ``spec`` names (``search:expert``, ``search:expert=N``, ``greedy``,
+    ``search:easy|medium|hard``) as a labeller; a spec that is none of them is named."""
+    name, _, budget = spec.partition("=")
+    try:
+        return BatchedBot(name, seed=seed, nodes=int(budget) if budget else None)
+    except ValueError as err:
+        raise ValueError(f"expert {spec!r}: {err}") from None
 
 
 def label(
@@ -102,9 +125,10 @@ def label(
     explore: float = 0.2,
     max_turns: int = 200,
     workers: int = 1,
+    expert: str | None = None,
 ) -> dict[str, np.ndarray]:
     """``games`` labelled games (:func:`label_game`) over ``workers`` processes."""
-    jobs = [(players, num_players, seed * 1_000_003 + g, explore, max_turns, g)
+    jobs = [(players, num_players, seed * 1_000_003 + g, explore, max_turns, g, expert)
             for g in range(games)]  # fmt: skip
     pool = None
     if workers > 1:
@@ -115,7 +139,7 @@ def label(
     finally:
         if pool:
             pool.shutdown(cancel_futures=True)
-    return {k: np.concatenate([p[k] for p in parts]) for k in FIELDS}
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
 def save_labels(data: dict[str, np.ndarray], path: Path) -> None:
@@ -124,11 +148,11 @@ def save_labels(data: dict[str, np.ndarray], path: Path) -> None:
 
 
 def load_labels(path: str | Path) -> dict[str, np.ndarray]:
-    """Labelled positions written by :func:`save_labels` (no pickle); a file that is not
-    one is named."""
+    """Labelled positions written by :func:`save_labels` (no pickle), with ``expert`` where
+    the file has it; a file that is not one is named."""
     try:
         with np.load(path, allow_pickle=False) as f:
-            data = {k: f[k] for k in FIELDS}
+            data = {k: f[k] for k in FIELDS if k in f.files or k not in OPTIONAL}
     except (OSError, ValueError, KeyError) as err:
         raise ValueError(
             f"{str(path)!r} is not a file of labelled positions (an .npz with "
@@ -157,10 +181,26 @@ def reflect(batch: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndar
     out = dict(batch)
     out["planes"] = batch["planes"].copy()
     out["planes"][rows] = mirror_planes(batch["planes"][rows])
-    for key in ("masks", "tiers"):
+    for key in ("masks", "tiers", "expert"):
+        if key not in batch:
+            continue
         out[key] = batch[key].copy()
         out[key][rows] = batch[key][rows][:, MIRROR_ACTION]
     return out
+
+
+def allowed_steps(batch: dict[str, np.ndarray]) -> torch.Tensor:
+    """The steps a position's target spreads over: its best tier, narrowed to the steps that
+    begin the expert's turn where it has them (all of those where none is in the best
+    tier: the expert, searching deeper, knows better)."""
+    tiers = torch.as_tensor(batch["tiers"].astype(np.int64))
+    best = tiers == tiers.max(1, keepdim=True).values
+    if "expert" not in batch:
+        return best
+    chosen = torch.as_tensor(batch["expert"])
+    both = chosen & best
+    return torch.where(both.any(1, keepdim=True), both,
+                       torch.where(chosen.any(1, keepdim=True), chosen, best))  # fmt: skip
 
 
 @torch.no_grad()
@@ -207,8 +247,7 @@ def fit(
                 batch = {k: v[order[start : start + batch_size]] for k, v in data.items()}
                 if mirror:
                     batch = reflect(batch, rng.random(len(batch["values"])) < 0.5)
-                tiers = torch.as_tensor(batch["tiers"].astype(np.int64))
-                best = tiers == tiers.max(1, keepdim=True).values
+                best = allowed_steps(batch)
                 if teacher is None:
                     batch["targets"] = best.float() / best.sum(1, keepdim=True)
                 else:
@@ -254,6 +293,11 @@ def score(policy: Any, data: dict[str, np.ndarray], mirror: bool = False) -> dic
         n, k = int(rows.sum()), int(hit[rows].sum())
         low, high = wilson(k, n) if n else (0.0, 0.0)
         out[name] = {"positions": n, "hit": k / n if n else 0.0, "low": low, "high": high}
+    if "expert" in data and data["expert"].any():
+        rows = data["expert"].any(1)
+        n, k = int(rows.sum()), int(data["expert"][np.arange(len(best)), chosen][rows].sum())
+        low, high = wilson(k, n)
+        out["expert"] = {"positions": n, "hit": k / n, "low": low, "high": high}
     return out
 
 
@@ -338,7 +382,8 @@ def blunders(log: str | Path, player: str) -> dict[str, int]:
 def format_score(name: str, result: dict[str, Any]) -> str:
     parts = [
         f"{key} {r['hit']:.1%} ({r['low']:.1%}-{r['high']:.1%}) of {r['positions']}"
-        for key in ("critical", "kill", "safe")
+        for key in ("critical", "kill", "safe", "expert")
+        if key in result
         for r in [result[key]]
     ]
     return f"{name}: " + ", ".join(parts)
@@ -382,6 +427,11 @@ def main(argv: list[str] | None = None) -> None:
     make.add_argument("--explore", type=float, default=0.2)
     make.add_argument("--seed", type=int, default=0)
     make.add_argument("--workers", type=int, default=1)
+    make.add_argument(
+        "--expert",
+        help="also label each position with the steps that begin the turn this compiled bot "
+        "chooses (search:expert, search:expert=N, search:hard, ...)",
+    )
     make.add_argument("--out", type=Path, required=True)
     train = commands.add_parser("fit", help="fit a network to the best tiers")
     train.add_argument("--data", type=Path, action="append", required=True, help="repeatable")
@@ -441,9 +491,14 @@ def main(argv: list[str] | None = None) -> None:
                 make_agent(player)
             except (ValueError, KeyError) as err:
                 parser.error(f"--players: {err}")
+        if args.expert:
+            try:
+                expert_bot(args.expert)
+            except ValueError as err:
+                parser.error(f"--expert: {err}")
         started = time.time()
         data = label(args.players, args.num_players, args.games, args.seed, args.explore,
-                     workers=args.workers)  # fmt: skip
+                     workers=args.workers, expert=args.expert)  # fmt: skip
         save_labels(data, args.out)
         print(f"{len(data['values'])} positions from {args.games} games in "
               f"{time.time() - started:.0f} s: {args.out}")  # fmt: skip
@@ -463,7 +518,10 @@ def main(argv: list[str] | None = None) -> None:
         policy, shape, num_players, max_turns = starting_network(args, parser)
     data = [load_labels(path) for path in args.data]
     games = np.cumsum([0] + [int(d["games"].max()) + 1 for d in data[:-1]])
-    merged = {k: np.concatenate([d[k] for d in data]) for k in FIELDS}
+    if any("expert" in d for d in data):
+        for d in data:
+            d.setdefault("expert", np.zeros_like(d["masks"]))
+    merged = {k: np.concatenate([d[k] for d in data]) for k in data[0]}
     merged["games"] = np.concatenate([d["games"] + g for d, g in zip(data, games, strict=True)])
     if args.mirror and np.any(merged["planes"][:, OTHER_PLAYERS]):
         parser.error("--mirror: the labels hold positions of 3 or 4 players, which a "

@@ -34,7 +34,7 @@ from numba.typed import Dict
 from splut_env.batched import kernels as K
 from splut_env.batched.games import BatchedGames
 from splut_env.players.bots import WIN, SearchAgent, TurnPlanner
-from splut_env.rules.board import TROLL_BASE
+from splut_env.rules.board import NUM_STEP_IDS, TROLL_BASE
 from splut_env.rules.engine import State
 
 #: Greedy looks for a safe turn among this many of its best-evaluated turns.
@@ -415,6 +415,46 @@ def _expert_choose(g, max_depth, nodes, w, tt, tt_value):
 
 
 @njit(cache=True)
+def _reaches(g, turn, target):
+    """Whether some way of playing out the current turn (``turn``) from ``g`` ends in the
+    position of hash ``target``."""
+    if g[K.TURN] != turn or g[K.TO_MOVE] < 0:
+        return _key(g) == target
+    ids = np.empty(K.MAX_LEGAL, dtype=np.int64)
+    child = np.empty(K.WIDTH, dtype=np.int64)
+    for k in range(K._legal(g, ids)):
+        child[:] = g
+        K._apply(child, ids[k])
+        if _reaches(child, turn, target):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _turn_steps(g, depth, width, beam, nodes, weights, tt, tt_value, out):
+    """``out[a]`` (the mover's frame): whether legal step ``a`` begins a way to the position
+    the bot's chosen turn from ``g`` ends in (any order of the same steps, or other steps to
+    the same position)."""
+    out[:] = False
+    seat = g[K.TO_MOVE]
+    if seat < 0:
+        return
+    seq = _choose(g, depth, width, beam, nodes, weights, tt, tt_value)
+    end = g.copy()
+    for sid in seq:
+        if sid >= 0:
+            K._apply(end, sid)
+    target = _key(end)
+    ids = np.empty(K.MAX_LEGAL, dtype=np.int64)
+    child = np.empty(K.WIDTH, dtype=np.int64)
+    for k in range(K._legal(g, ids)):
+        child[:] = g
+        K._apply(child, ids[k])
+        if _reaches(child, g[K.TURN], target):
+            out[K._ROT_ID[seat, ids[k]]] = True
+
+
+@njit(cache=True)
 def _seed(seed):
     np.random.seed(seed)
 
@@ -519,15 +559,26 @@ class BatchedBot:
 
     def plan_turn(self, state: State) -> tuple[int, ...]:
         """The step ids (board frame) of the turn the bot plays from ``state``."""
+        depth, width, beam, nodes = (int(v) for v in self.params)
+        seq = _choose(self._row(state), depth, width, beam, nodes, self.weights, self._tt,
+                      self._tt_value)  # fmt: skip
+        return tuple(int(sid) for sid in seq if sid >= 0)
+
+    def turn_steps(self, state: State) -> np.ndarray:
+        """``bool[NUM_STEP_IDS]`` over the actions of ``state``'s mover (its frame): the
+        legal steps that begin a way to the position the turn the bot chooses from
+        ``state`` ends in; all False once the game is over."""
+        g = self._row(state)
+        out = np.zeros(NUM_STEP_IDS, dtype=np.bool_)
+        _turn_steps(g, *(int(v) for v in self.params), self.weights, self._tt, self._tt_value, out)
+        return out
+
+    def _row(self, state: State) -> np.ndarray:
         if self._single is None:
             self._single = BatchedGames(1, len(state.seats))
         self._single.set_state(0, state)
         _seed(int(self._rng.integers(2**31)))
-        depth, width, beam, nodes = (int(v) for v in self.params)
-        seq = _choose(
-            self._single.games[0], depth, width, beam, nodes, self.weights, self._tt, self._tt_value
-        )
-        return tuple(int(sid) for sid in seq if sid >= 0)
+        return self._single.games[0]
 
     def __repr__(self) -> str:
         return f"BatchedBot({self.name!r})"
