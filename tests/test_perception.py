@@ -377,6 +377,15 @@ def test_expert_labels_are_kept_reflected_and_fitted_towards(tmp_path, capsys):
     inside = (data["expert"] & best).any(1)
     np.testing.assert_array_equal(allowed[inside], (data["expert"] & best)[inside])
     np.testing.assert_array_equal(allowed[~inside], data["expert"][~inside])
+    # the expert's share of the target: none gives the best tier's, a half the mean of both
+    plain = perception.targets_of({k: v for k, v in data.items() if k != "expert"})
+    torch.testing.assert_close(perception.targets_of(data, expert_weight=0.0), plain)
+    only = perception.targets_of(data)
+    torch.testing.assert_close(
+        only, torch.as_tensor(allowed / allowed.sum(1, keepdims=True)).float()
+    )
+    half = perception.targets_of(data, expert_weight=0.5)
+    torch.testing.assert_close(half, (plain + only) / 2)
     reflected = perception.reflect(data, np.ones(len(data["values"]), bool))
     np.testing.assert_array_equal(reflected["expert"], data["expert"][:, MIRROR_ACTION])
     torch.manual_seed(1)
@@ -400,3 +409,6 @@ def test_an_unknown_expert_is_named(capsys):
     with pytest.raises(SystemExit):
         perception.main(["label", "--expert", "search:nobody", "--games", "1", "--out", "x.npz"])
     assert "--expert" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        perception.main(["fit", "--data", "x.npz", "--expert-weight", "2", "--out", "x.zip"])
+    assert "--expert-weight 2.0: expected a share from 0 to 1" in capsys.readouterr().err

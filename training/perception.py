@@ -15,6 +15,13 @@ best: where a blunder is possible), in positions of games held out of the fit (t
 ``--held-out`` share of the games): how often the network's likeliest legal step is in the
 best tier, overall and where the best tier is a kill or a safe turn. A fitted network is a
 player file, a warm start for ``training.expert_iteration`` (``targets: shield``).
+
+With ``label --expert search:expert=N`` a deeper teacher labels each position as well: the
+steps that begin a way to the position the expert's chosen turn ends in
+(:meth:`~splut_env.batched.bots.BatchedBot.turn_steps`). ``fit`` then narrows a position's
+target to those steps within the best tier, and ``score`` also counts how often the
+likeliest step is one of them. With the network among ``--players`` the expert labels the
+positions the network's own play reaches (DAgger).
 """
 
 from __future__ import annotations
@@ -204,6 +211,23 @@ def allowed_steps(batch: dict[str, np.ndarray]) -> torch.Tensor:
 
 
 @torch.no_grad()
+def targets_of(
+    batch: dict[str, np.ndarray], teacher: Any | None = None, expert_weight: float = 1.0
+) -> torch.Tensor:
+    """The fit's policy targets: the ``teacher``'s softmax (uniform without one) narrowed to
+    the best tier, mixed with weight ``expert_weight`` with the same narrowed to
+    :func:`allowed_steps` (the expert's steps) where a position has expert labels."""
+    tiers = torch.as_tensor(batch["tiers"].astype(np.int64))
+    best = tiers == tiers.max(1, keepdim=True).values
+    scores = forward(teacher, batch)[0] if teacher is not None else torch.zeros(best.shape)
+    out = torch.softmax(scores.masked_fill(~best, -torch.inf), 1)
+    if "expert" in batch and expert_weight > 0:
+        expert = torch.softmax(scores.masked_fill(~allowed_steps(batch), -torch.inf), 1)
+        out = (1 - expert_weight) * out + expert_weight * expert
+    return out
+
+
+@torch.no_grad()
 def logits_of(policy: Any, batch: dict[str, np.ndarray], mirror: bool = False) -> torch.Tensor:
     """The policy's logits for stored samples; with ``mirror`` the mean of the logits of
     each position and (mapped back) of its reflection."""
@@ -225,12 +249,14 @@ def fit(
     teacher: Any | None = None,
     support_weight: float = 0.0,
     mirror: bool = False,
+    expert_weight: float = 1.0,
 ) -> list[float]:
     """Adam on cross-entropy against each position's best tier (uniform over it, or with a
     ``teacher`` policy its softmax narrowed to the best tier: the teacher's choice under
     the shield), plus ``support_weight`` times minus the log of the policy's mass on the
     best tier and ``value_weight`` times the squared error of the value against the game's
-    result; the mean policy loss (the cross-entropy) of each epoch. With ``mirror`` each
+    result; the mean policy loss (the cross-entropy) of each epoch. Where positions have
+    expert labels, ``expert_weight`` of the target is narrowed to them (:func:`targets_of`). With ``mirror`` each
     position is reflected (:func:`reflect`) with chance one half, each time it is drawn."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -247,13 +273,7 @@ def fit(
                 batch = {k: v[order[start : start + batch_size]] for k, v in data.items()}
                 if mirror:
                     batch = reflect(batch, rng.random(len(batch["values"])) < 0.5)
-                best = allowed_steps(batch)
-                if teacher is None:
-                    batch["targets"] = best.float() / best.sum(1, keepdim=True)
-                else:
-                    with torch.no_grad():
-                        taught, _ = forward(teacher, batch)
-                    batch["targets"] = torch.softmax(taught.masked_fill(~best, -torch.inf), 1)
+                batch["targets"] = targets_of(batch, teacher, expert_weight)
                 policy_loss = update(policy, optimizer, batch, value_weight, support_weight)[
                     "policy_loss"
                 ]
@@ -464,6 +484,13 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="reflect each drawn position with chance 1/2 (2-player labels only)",
     )
+    train.add_argument(
+        "--expert-weight",
+        type=float,
+        default=1.0,
+        help="share of the target narrowed to the expert's steps, where the labels have them "
+        "(label --expert); the rest spreads over the best tier (0 to 1)",
+    )
     train.add_argument("--epochs", type=int, default=4)
     train.add_argument("--lr", type=float, default=1e-3)
     train.add_argument("--held-out", type=float, default=0.1)
@@ -515,6 +542,8 @@ def main(argv: list[str] | None = None) -> None:
         )
         return
     if args.command == "fit":
+        if not 0 <= args.expert_weight <= 1:
+            parser.error(f"--expert-weight {args.expert_weight}: expected a share from 0 to 1")
         policy, shape, num_players, max_turns = starting_network(args, parser)
     data = [load_labels(path) for path in args.data]
     games = np.cumsum([0] + [int(d["games"].max()) + 1 for d in data[:-1]])
@@ -537,14 +566,16 @@ def main(argv: list[str] | None = None) -> None:
     started = time.time()
     teacher = load_checkpoint(args.teacher).policy if args.teacher else None
     losses = fit(policy, train_data, args.epochs, lr=args.lr, seed=args.seed, teacher=teacher,
-                 support_weight=args.support_weight, mirror=args.mirror)  # fmt: skip
+                 support_weight=args.support_weight, mirror=args.mirror,
+                 expert_weight=args.expert_weight)  # fmt: skip
     result = score(policy, held)
     hours = (time.time() - started) / 3600
     print(format_score("held out", result))
     save_player(policy, args.out, shape, num_players, max_turns, trainer="training.perception",
                 perception={"data": [str(p) for p in args.data], "positions":
                             len(train_data["values"]), "teacher": args.teacher,
-                            "support_weight": args.support_weight, "mirror": args.mirror, "epochs": args.epochs, "losses": losses,
+                            "support_weight": args.support_weight, "mirror": args.mirror,
+                            "expert_weight": args.expert_weight, "epochs": args.epochs, "losses": losses,
                             "held_out": result, "hours": hours})  # fmt: skip
     print(f"fitted in {hours:.2f} h: {args.out}")
 
