@@ -18,9 +18,9 @@ player file, a warm start for ``training.expert_iteration`` (``targets: shield``
 
 With ``label --expert search:expert=N`` a deeper teacher labels each position as well: the
 steps that begin a way to the position the expert's chosen turn ends in
-(:meth:`~splut_env.batched.bots.BatchedBot.turn_steps`). ``fit`` then narrows a position's
-target to those steps within the best tier, and ``score`` also counts how often the
-likeliest step is one of them. With the network among ``--players`` the expert labels the
+(:meth:`~splut_env.batched.bots.BatchedBot.turn_steps`). ``fit --expert-weight W`` then puts
+W of a position's target on those steps within the best tier, and ``score`` also counts how
+often the likeliest step is one of them. With the network among ``--players`` the expert labels the
 positions the network's own play reaches (DAgger).
 """
 
@@ -163,7 +163,7 @@ def load_labels(path: str | Path) -> dict[str, np.ndarray]:
     except (OSError, ValueError, KeyError) as err:
         raise ValueError(
             f"{str(path)!r} is not a file of labelled positions (an .npz with "
-            f"{', '.join(FIELDS)}): {err}"
+            f"{', '.join(k for k in FIELDS if k not in OPTIONAL)}): {err}"
         ) from None
     return data
 
@@ -197,8 +197,8 @@ def reflect(batch: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndar
 
 
 def allowed_steps(batch: dict[str, np.ndarray]) -> torch.Tensor:
-    """The steps a position's target spreads over: its best tier, narrowed to the steps that
-    begin the expert's turn where it has them (all of those where none is in the best
+    """The steps the expert's share of a position's target spreads over: its best tier,
+    narrowed to the steps that begin the expert's turn where it has them (all of those where none is in the best
     tier: the expert, searching deeper, knows better)."""
     tiers = torch.as_tensor(batch["tiers"].astype(np.int64))
     best = tiers == tiers.max(1, keepdim=True).values
