@@ -493,7 +493,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     train.add_argument("--epochs", type=int, default=4)
     train.add_argument("--lr", type=float, default=1e-3)
-    train.add_argument("--held-out", type=float, default=0.1)
+    train.add_argument(
+        "--held-out",
+        type=float,
+        default=0.1,
+        help="share of the games kept out of the fit and scored: the last ones, in --data order",
+    )
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--out", type=Path, required=True)
     blunder = commands.add_parser(
@@ -503,7 +508,9 @@ def main(argv: list[str] | None = None) -> None:
     blunder.add_argument("--player", required=True, help="the agent's name in the log")
     judge = commands.add_parser("score", help="score player files on held-out positions")
     judge.add_argument("--data", type=Path, action="append", required=True, help="repeatable")
-    judge.add_argument("--held-out", type=float, default=0.1)
+    judge.add_argument(
+        "--held-out", type=float, default=0.1, help="share of the games scored: the last ones"
+    )
     judge.add_argument(
         "--mirror",
         action="store_true",
