@@ -398,7 +398,8 @@ def test_expert_labels_are_kept_reflected_and_fitted_towards(tmp_path, capsys):
     perception.save_labels(perception.label(["greedy"], 2, games=2, seed=3), plain)
     out = tmp_path / "net.zip"
     perception.main(["fit", "--data", str(plain), "--data", str(path), "--channels", "8",
-                     "--blocks", "1", "--epochs", "1", "--held-out", "0.3", "--out", str(out)])  # fmt: skip
+                     "--blocks", "1", "--epochs", "1", "--held-out", "0.3",
+                     "--out", str(out)])  # fmt: skip
     assert "expert" in capsys.readouterr().out
     assert out.is_file()
 

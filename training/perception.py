@@ -20,8 +20,8 @@ With ``label --expert search:expert=N`` a deeper teacher labels each position as
 steps that begin a way to the position the expert's chosen turn ends in
 (:meth:`~splut_env.batched.bots.BatchedBot.turn_steps`). ``fit --expert-weight W`` then puts
 W of a position's target on those steps within the best tier, and ``score`` also counts how
-often the likeliest step is one of them. With the network among ``--players`` the expert labels the
-positions the network's own play reaches (DAgger).
+often the likeliest step is one of them. With the network among ``--players`` the expert
+labels the positions the network's own play reaches (DAgger).
 """
 
 from __future__ import annotations
@@ -196,12 +196,18 @@ def reflect(batch: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndar
     return out
 
 
-def allowed_steps(batch: dict[str, np.ndarray]) -> torch.Tensor:
-    """The steps the expert's share of a position's target spreads over: its best tier,
-    narrowed to the steps that begin the expert's turn where it has them (all of those where none is in the best
-    tier: the expert, searching deeper, knows better)."""
+def best_tier(batch: dict[str, np.ndarray]) -> torch.Tensor:
+    """Each position's steps of its best tier."""
     tiers = torch.as_tensor(batch["tiers"].astype(np.int64))
-    best = tiers == tiers.max(1, keepdim=True).values
+    return tiers == tiers.max(1, keepdim=True).values
+
+
+def allowed_steps(batch: dict[str, np.ndarray], best: torch.Tensor | None = None) -> torch.Tensor:
+    """The steps the expert's share of a position's target spreads over: its best tier
+    (``best``, else :func:`best_tier`), narrowed to the steps that begin the expert's turn
+    where it has them (all of those where none is in the best tier: the expert, searching
+    deeper, knows better)."""
+    best = best_tier(batch) if best is None else best
     if "expert" not in batch:
         return best
     chosen = torch.as_tensor(batch["expert"])
@@ -217,12 +223,11 @@ def targets_of(
     """The fit's policy targets: the ``teacher``'s softmax (uniform without one) narrowed to
     the best tier, mixed with weight ``expert_weight`` with the same narrowed to
     :func:`allowed_steps` (the expert's steps) where a position has expert labels."""
-    tiers = torch.as_tensor(batch["tiers"].astype(np.int64))
-    best = tiers == tiers.max(1, keepdim=True).values
+    best = best_tier(batch)
     scores = forward(teacher, batch)[0] if teacher is not None else torch.zeros(best.shape)
     out = torch.softmax(scores.masked_fill(~best, -torch.inf), 1)
     if "expert" in batch and expert_weight > 0:
-        expert = torch.softmax(scores.masked_fill(~allowed_steps(batch), -torch.inf), 1)
+        expert = torch.softmax(scores.masked_fill(~allowed_steps(batch, best), -torch.inf), 1)
         out = (1 - expert_weight) * out + expert_weight * expert
     return out
 
@@ -256,8 +261,9 @@ def fit(
     the shield), plus ``support_weight`` times minus the log of the policy's mass on the
     best tier and ``value_weight`` times the squared error of the value against the game's
     result; the mean policy loss (the cross-entropy) of each epoch. Where positions have
-    expert labels, ``expert_weight`` of the target is narrowed to them (:func:`targets_of`). With ``mirror`` each
-    position is reflected (:func:`reflect`) with chance one half, each time it is drawn."""
+    expert labels, ``expert_weight`` of the target is narrowed to them (:func:`targets_of`).
+    With ``mirror`` each position is reflected (:func:`reflect`) with chance one half, each
+    time it is drawn."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -582,8 +588,8 @@ def main(argv: list[str] | None = None) -> None:
                 perception={"data": [str(p) for p in args.data], "positions":
                             len(train_data["values"]), "teacher": args.teacher,
                             "support_weight": args.support_weight, "mirror": args.mirror,
-                            "expert_weight": args.expert_weight, "epochs": args.epochs, "losses": losses,
-                            "held_out": result, "hours": hours})  # fmt: skip
+                            "expert_weight": args.expert_weight, "epochs": args.epochs,
+                            "losses": losses, "held_out": result, "hours": hours})  # fmt: skip
     print(f"fitted in {hours:.2f} h: {args.out}")
 
 

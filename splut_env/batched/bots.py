@@ -415,22 +415,6 @@ def _expert_choose(g, max_depth, nodes, w, tt, tt_value):
 
 
 @njit(cache=True)
-def _reaches(g, turn, target):
-    """Whether some way of playing out the current turn (``turn``) from ``g`` ends in the
-    position of hash ``target``."""
-    if g[K.TURN] != turn or g[K.TO_MOVE] < 0:
-        return _key(g) == target
-    ids = np.empty(K.MAX_LEGAL, dtype=np.int64)
-    child = np.empty(K.WIDTH, dtype=np.int64)
-    for k in range(K._legal(g, ids)):
-        child[:] = g
-        K._apply(child, ids[k])
-        if _reaches(child, turn, target):
-            return True
-    return False
-
-
-@njit(cache=True)
 def _turn_steps(g, depth, width, beam, nodes, weights, tt, tt_value, out):
     """``out[a]`` (the mover's frame): whether legal step ``a`` begins a way to the position
     the bot's chosen turn from ``g`` ends in (any order of the same steps, or other steps to
@@ -450,8 +434,15 @@ def _turn_steps(g, depth, width, beam, nodes, weights, tt, tt_value, out):
     for k in range(K._legal(g, ids)):
         child[:] = g
         K._apply(child, ids[k])
-        if _reaches(child, g[K.TURN], target):
-            out[K._ROT_ID[seat, ids[k]]] = True
+        if child[K.TURN] != g[K.TURN] or child[K.TO_MOVE] < 0:
+            reaches = _key(child) == target
+        else:
+            reaches = False
+            for end in _turn_ends(child)[0]:
+                if _key(end) == target:
+                    reaches = True
+                    break
+        out[K._ROT_ID[seat, ids[k]]] = reaches
 
 
 @njit(cache=True)
