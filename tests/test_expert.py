@@ -36,6 +36,45 @@ def row(state: State) -> np.ndarray:
     return games.games[0].copy()
 
 
+def test_the_seen_set_is_a_set_through_its_growth():
+    """The open-addressing set of positions seen in a turn answers as a Python set, key 0
+    (the free-slot mark, stored as 1) and negative keys included, while it grows."""
+    rng = np.random.default_rng(0)
+    keys = np.concatenate([[0, -1], rng.integers(-(2**63), 2**63 - 1, 3000), [5, 0, -1]])
+    keys = np.concatenate([keys, keys[::7]])  # repeats
+    table = np.zeros(B._SET_SIZE, dtype=np.int64)
+    seen: set[int] = set()
+    for key in keys:
+        if 2 * (len(seen) + 1) > table.shape[0]:
+            table = B._grown(table)
+        assert B._add(table, key) == (int(key) not in seen)
+        seen.add(int(key))
+    assert table.shape[0] > B._SET_SIZE and np.count_nonzero(table) == len(seen)
+
+
+def test_compiled_turn_ends_and_threats_match_the_scalar_engine():
+    """Over seeded random positions the compiled kernels find exactly the scalar engine's
+    distinct end-of-turn positions, and the same threats on each seat's wizard."""
+    checked = 0
+    for _, state in random_positions(seed=5, games=40):
+        g = row(state)
+        ends, seqs = B._turn_ends(g)
+        outcomes = turn_outcomes(state)
+        assert len(ends) == len(outcomes)
+        got = {tuple(int(s) for s in seq if s >= 0) for seq in seqs}
+        keys = {st.key() for _, st in outcomes}
+        for seq in got:
+            st = state.copy()
+            for sid in seq:
+                st.apply(sid)
+            keys.discard(st.key())
+        assert not keys  # every scalar end is reached by a compiled sequence
+        for seat in state.seats:
+            assert B._threatens(g, seat) == threatens(state, seat)
+        checked += 1
+    assert checked >= 30
+
+
 @pytest.mark.parametrize("steps", [0, 1, 3])
 def test_alpha_beta_returns_the_minimax_value(steps):
     """From early positions (few turns to enumerate), two turns deep, the pruned search with

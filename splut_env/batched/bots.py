@@ -28,8 +28,7 @@ deepening. The evaluation is the bots' with weights tuned by matches
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
 from splut_env.batched import kernels as K
 from splut_env.batched.games import BatchedGames
@@ -40,6 +39,33 @@ from splut_env.rules.engine import State
 #: Greedy looks for a safe turn among this many of its best-evaluated turns.
 CANDIDATES = 40
 _STACK = 160  # a turn is at most 3 steps of at most MAX_LEGAL children each
+_SET_SIZE = 2048  # the first size of a turn's set of seen positions (a power of 2)
+
+
+@njit(cache=True)
+def _add(table, key):
+    """Add ``key`` to the open-addressing hash set ``table`` (0 marks a free slot, so key 0
+    is stored as 1); whether it was new. The caller grows the table (:func:`_grown`) before
+    it is half full."""
+    key = key if key != 0 else np.int64(1)
+    mask = table.shape[0] - 1
+    i = key & mask
+    while table[i] != 0:
+        if table[i] == key:
+            return False
+        i = (i + 1) & mask
+    table[i] = key
+    return True
+
+
+@njit(cache=True)
+def _grown(table):
+    """``table``'s keys in a set twice its size."""
+    bigger = np.zeros(table.shape[0] * 2, dtype=np.int64)
+    for key in table:
+        if key != 0:
+            _add(bigger, key)
+    return bigger
 
 
 @njit(cache=True)
@@ -67,7 +93,8 @@ def _threatens(g, victim):
         return False
     target = 2 + victim * 3
     turn = g[K.TURN]
-    seen = Dict.empty(key_type=types.int64, value_type=types.int64)
+    seen = np.zeros(_SET_SIZE, dtype=np.int64)
+    count = 0
     stack = np.empty((_STACK, K.WIDTH), dtype=np.int64)
     st = np.empty(K.WIDTH, dtype=np.int64)
     stack[0] = g
@@ -95,9 +122,10 @@ def _threatens(g, victim):
             K._apply(child, ids[k])
             if child[K.TURN] != turn:
                 continue
-            key = _key(child)
-            if key not in seen:
-                seen[key] = 1
+            if 2 * (count + 1) > seen.shape[0]:
+                seen = _grown(seen)
+            if _add(seen, _key(child)):
+                count += 1
                 top += 1
     return False
 
@@ -134,7 +162,8 @@ def _turn_ends(g):
     """Every distinct position the current turn can end in (``ends``), each with a step
     sequence (board frame, -1 padded to 3) that reaches it (``seqs``)."""
     turn = g[K.TURN]
-    seen = Dict.empty(key_type=types.int64, value_type=types.int64)
+    seen = np.zeros(_SET_SIZE, dtype=np.int64)
+    distinct = 0
     stack = np.empty((_STACK, K.WIDTH), dtype=np.int64)
     stack_seqs = np.full((_STACK, 3), -1, dtype=np.int64)
     st = np.empty(K.WIDTH, dtype=np.int64)
@@ -158,10 +187,11 @@ def _turn_ends(g):
             child = stack[top]
             child[:] = st
             K._apply(child, ids[k])
-            key = _key(child)
-            if key in seen:
+            if 2 * (distinct + 1) > seen.shape[0]:
+                seen = _grown(seen)
+            if not _add(seen, _key(child)):
                 continue
-            seen[key] = 1
+            distinct += 1
             if child[K.TURN] != turn or child[K.TO_MOVE] < 0:
                 if count == capacity:
                     capacity *= 2
