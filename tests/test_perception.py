@@ -221,7 +221,39 @@ def test_mirror_refuses_labels_of_more_than_2_players(tmp_path, capsys):
     perception.save_labels(perception.label(["greedy"], 3, games=2, seed=1), path)
     with pytest.raises(SystemExit):
         perception.main(["score", "--data", str(path), "--mirror", "x.zip"])
-    assert "3 or 4 players" in capsys.readouterr().err
+    assert "positions of 3 players" in capsys.readouterr().err
+
+
+def test_labels_keep_their_table_size_and_a_fit_from_nothing_plays_it(tmp_path, capsys):
+    """Labels keep their games' number of players (files without it get it from the planes);
+    a fit from nothing records it in the player file, and labels of several table sizes, or
+    a network of another size, are refused by name."""
+    files = {}
+    for n in (2, 3, 4):
+        data = perception.label(["greedy"], n, games=2, seed=n)
+        assert (data["players"] == n).all()
+        files[n] = tmp_path / f"{n}p.npz"
+        perception.save_labels(data, files[n])
+        old = tmp_path / f"old_{n}p.npz"
+        perception.save_labels({k: v for k, v in data.items() if k != "players"}, old)
+        assert (perception.load_labels(old)["players"] == n).all()
+    small = ["--channels", "8", "--blocks", "1", "--epochs", "1", "--held-out", "0.5"]
+    net = tmp_path / "net3.zip"
+    perception.main(["fit", "--data", str(files[3]), *small, "--out", str(net)])
+    assert load_checkpoint(net).meta["num_players"] == 3
+    with pytest.raises(SystemExit):
+        perception.main(["fit", "--data", str(files[3]), "--data", str(files[2]), *small,
+                         "--out", str(tmp_path / "mixed.zip")])  # fmt: skip
+    assert "different numbers of players" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        perception.main(["fit", "--data", str(files[2]), "--init", str(net), *small,
+                         "--out", str(tmp_path / "other.zip")])  # fmt: skip
+    assert f"--init {net}: a 3-player network, but the labels are of 2-player games" in (
+        capsys.readouterr().err
+    )
+    with pytest.raises(SystemExit):
+        perception.main(["score", "--data", str(files[4]), str(net)])
+    assert "a 3-player network, but the labels are of 4-player games" in capsys.readouterr().err
 
 
 def test_a_file_that_is_not_labelled_positions_is_named(tmp_path):

@@ -66,10 +66,12 @@ from training.stats import wilson
 
 KILL, SAFE = 3, 1
 OTHER_PLAYERS = slice(6, PLANE_ROCKS)  # the planes of a third and a fourth player
-FIELDS = ("planes", "turns", "masks", "tiers", "values", "games", "expert")
+FIELDS = ("planes", "turns", "masks", "tiers", "values", "games", "players", "expert")
 #: Fields a file of labelled positions may lack: ``expert``, the steps beginning the turn a
-#: search bot chooses (``label --expert``), all False where a position has none.
-OPTIONAL = ("expert",)
+#: search bot chooses (``label --expert``), all False where a position has none; and
+#: ``players``, the number of players of each position's game, which files written before
+#: it was kept get from the planes (:func:`players_of`).
+OPTIONAL = ("players", "expert")
 
 
 # --- labelled positions -----------------------------------------------------------------------
@@ -109,6 +111,7 @@ def label_game(
             state.apply(action_to_step_id(seat, agents[seat].act(state)))
     data = game_samples(rows, state, target=("tiers", np.int8))
     data["games"] = np.full(len(rows), game, np.int32)
+    data["players"] = np.full(len(rows), num_players, np.int8)
     if labeller:
         data["expert"] = np.array(chosen, bool).reshape(-1, NUM_ACTIONS)
     return data
@@ -165,7 +168,17 @@ def load_labels(path: str | Path) -> dict[str, np.ndarray]:
             f"{str(path)!r} is not a file of labelled positions (an .npz with "
             f"{', '.join(k for k in FIELDS if k not in OPTIONAL)}): {err}"
         ) from None
+    if "players" not in data:
+        data["players"] = np.full(len(data["values"]), players_of(data["planes"]), np.int8)
     return data
+
+
+def players_of(planes: np.ndarray) -> int:
+    """The number of players of a file's games, from its planes: 2, and one more for each
+    of the third and fourth players' planes that some position fills."""
+    third, fourth = (planes[:, OTHER_PLAYERS.start + 3 * k : OTHER_PLAYERS.start + 3 * k + 3]
+                     for k in range(2))  # fmt: skip
+    return 2 + int(third.any()) + int(fourth.any())
 
 
 def split(data: dict[str, np.ndarray], held_out: float) -> tuple[dict, dict]:
@@ -418,16 +431,18 @@ def format_score(name: str, result: dict[str, Any]) -> str:
 # --- command line ---------------------------------------------------------------------------
 
 
-def starting_network(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple:
-    """The network ``fit`` starts from (fresh, or ``--init``'s carried over into the shape
-    asked for), its shape, and its number of players and turn limit."""
+def starting_network(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, players: int = 2
+) -> tuple:
+    """The network ``fit`` starts from (fresh, for ``players``, or ``--init``'s carried over
+    into the shape asked for), its shape, and its number of players and turn limit."""
     for flag, size in (("--channels", args.channels), ("--blocks", args.blocks)):
         if size is not None and size < 1:
             parser.error(f"{flag} {size}: expected a positive number")
     if not args.init:
         shape = NetworkShape(args.channels or 32, args.blocks or 3,
                              policy_head=args.policy_head, inputs=args.inputs or "planes")  # fmt: skip
-        return build_policy(shape), shape, 2, 200
+        return build_policy(shape), shape, players, 200
     checkpoint = load_checkpoint(args.init)
     old = shape_of(checkpoint.policy.state_dict())
     for flag, size, before in (("--channels", args.channels, old.channels),
@@ -554,20 +569,33 @@ def main(argv: list[str] | None = None) -> None:
             f"blunder, {b['clean_wins']} of them won"
         )
         return
-    if args.command == "fit":
-        if not 0 <= args.expert_weight <= 1:
-            parser.error(f"--expert-weight {args.expert_weight}: expected a share from 0 to 1")
-        policy, shape, num_players, max_turns = starting_network(args, parser)
+    if args.command == "fit" and not 0 <= args.expert_weight <= 1:
+        parser.error(f"--expert-weight {args.expert_weight}: expected a share from 0 to 1")
     data = [load_labels(path) for path in args.data]
+    counts = {path: sorted(set(np.unique(d["players"]).tolist()))
+              for path, d in zip(args.data, data, strict=True)}  # fmt: skip
+    players = sorted({n for c in counts.values() for n in c})
+    if len(players) > 1:
+        parser.error(f"--data: the files hold games of different numbers of players ({counts}); "
+                     "a network plays one table size: expected files of one")  # fmt: skip
+    players = players[0]
+    if args.mirror and players != 2:
+        parser.error(f"--mirror: the labels hold positions of {players} players, which a "
+                     "reflection does not preserve (turn order); expected 2-player labels")  # fmt: skip
+    for flag, path in (("--init", getattr(args, "init", None)),
+                       ("--teacher", getattr(args, "teacher", None)),
+                       *(("checkpoint", p) for p in getattr(args, "checkpoints", []))):  # fmt: skip
+        if path and (n := load_checkpoint(path).meta["num_players"]) != players:
+            parser.error(f"{flag} {path}: a {n}-player network, but the labels are of "
+                         f"{players}-player games")  # fmt: skip
+    if args.command == "fit":
+        policy, shape, num_players, max_turns = starting_network(args, parser, players)
     games = np.cumsum([0] + [int(d["games"].max()) + 1 for d in data[:-1]])
     if any("expert" in d for d in data):
         for d in data:
             d.setdefault("expert", np.zeros_like(d["masks"]))
     merged = {k: np.concatenate([d[k] for d in data]) for k in data[0]}
     merged["games"] = np.concatenate([d["games"] + g for d, g in zip(data, games, strict=True)])
-    if args.mirror and np.any(merged["planes"][:, OTHER_PLAYERS]):
-        parser.error("--mirror: the labels hold positions of 3 or 4 players, which a "
-                     "reflection does not preserve (turn order); expected 2-player labels")  # fmt: skip
     train_data, held = split(merged, args.held_out)
     if args.command == "score":
         for path in args.checkpoints:
