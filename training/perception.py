@@ -431,25 +431,30 @@ def format_score(name: str, result: dict[str, Any]) -> str:
 # --- command line ---------------------------------------------------------------------------
 
 
-def starting_network(
-    args: argparse.Namespace, parser: argparse.ArgumentParser, players: int = 2
-) -> tuple:
-    """The network ``fit`` starts from (fresh, for ``players``, or ``--init``'s carried over
-    into the shape asked for), its shape, and its number of players and turn limit."""
+def check_tower(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Refuse by name a tower size that is not positive, or smaller than ``--init``'s."""
     for flag, size in (("--channels", args.channels), ("--blocks", args.blocks)):
         if size is not None and size < 1:
             parser.error(f"{flag} {size}: expected a positive number")
+    if args.init:
+        old = shape_of(load_checkpoint(args.init).policy.state_dict())
+        for flag, size, before in (("--channels", args.channels, old.channels),
+                                   ("--blocks", args.blocks, old.blocks)):  # fmt: skip
+            if size is not None and size < before:
+                parser.error(f"{flag} {size}: --init {args.init} has {before}; a network "
+                             "carried over can grow, not shrink")  # fmt: skip
+
+
+def starting_network(args: argparse.Namespace, players: int = 2) -> tuple:
+    """The network ``fit`` starts from (fresh, for ``players``, or ``--init``'s carried over
+    into the shape asked for; :func:`check_tower` first), its shape, and its number of
+    players and turn limit."""
     if not args.init:
         shape = NetworkShape(args.channels or 32, args.blocks or 3,
                              policy_head=args.policy_head, inputs=args.inputs or "planes")  # fmt: skip
         return build_policy(shape), shape, players, 200
     checkpoint = load_checkpoint(args.init)
     old = shape_of(checkpoint.policy.state_dict())
-    for flag, size, before in (("--channels", args.channels, old.channels),
-                               ("--blocks", args.blocks, old.blocks)):  # fmt: skip
-        if size is not None and size < before:
-            parser.error(f"{flag} {size}: --init {args.init} has {before}; a network "
-                         "carried over can grow, not shrink")  # fmt: skip
     shape = replace(old, policy_head=args.policy_head, inputs=args.inputs or old.inputs,
                     channels=args.channels or old.channels, blocks=args.blocks or old.blocks)  # fmt: skip
     policy = build_policy(shape)
@@ -569,9 +574,14 @@ def main(argv: list[str] | None = None) -> None:
             f"blunder, {b['clean_wins']} of them won"
         )
         return
-    if args.command == "fit" and not 0 <= args.expert_weight <= 1:
-        parser.error(f"--expert-weight {args.expert_weight}: expected a share from 0 to 1")
-    data = [load_labels(path) for path in args.data]
+    if args.command == "fit":
+        if not 0 <= args.expert_weight <= 1:
+            parser.error(f"--expert-weight {args.expert_weight}: expected a share from 0 to 1")
+        check_tower(args, parser)
+    try:
+        data = [load_labels(path) for path in args.data]
+    except ValueError as err:
+        parser.error(f"--data: {err}")
     counts = {path: sorted(set(np.unique(d["players"]).tolist()))
               for path, d in zip(args.data, data, strict=True)}  # fmt: skip
     players = sorted({n for c in counts.values() for n in c})
@@ -589,7 +599,7 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"{flag} {path}: a {n}-player network, but the labels are of "
                          f"{players}-player games")  # fmt: skip
     if args.command == "fit":
-        policy, shape, num_players, max_turns = starting_network(args, parser, players)
+        policy, shape, num_players, max_turns = starting_network(args, players)
     games = np.cumsum([0] + [int(d["games"].max()) + 1 for d in data[:-1]])
     if any("expert" in d for d in data):
         for d in data:
