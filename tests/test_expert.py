@@ -45,9 +45,8 @@ def test_the_seen_set_is_a_set_through_its_growth():
     table = np.zeros(B._SET_SIZE, dtype=np.int64)
     seen: set[int] = set()
     for key in keys:
-        if 2 * (len(seen) + 1) > table.shape[0]:
-            table = B._grown(table)
-        assert B._add(table, key) == (int(key) not in seen)
+        table, count = B._add(table, len(seen), key)
+        assert (count > len(seen)) == (int(key) not in seen)
         seen.add(int(key))
     assert table.shape[0] > B._SET_SIZE and np.count_nonzero(table) == len(seen)
 

@@ -56,7 +56,7 @@ from splut_env.encoding import (
 )
 from splut_env.envs.gamelog import parse_headed_games
 from splut_env.players import make_agent
-from splut_env.players.checkpoint import load_checkpoint, save_player
+from splut_env.players.checkpoint import Checkpoint, load_checkpoint, save_player
 from splut_env.players.network import INPUTS, POLICY_HEADS, NetworkShape, build_policy, shape_of
 from splut_env.rules import State, from_spn, step_id
 from splut_env.rules.board import SEATS
@@ -176,9 +176,8 @@ def load_labels(path: str | Path) -> dict[str, np.ndarray]:
 def players_of(planes: np.ndarray) -> int:
     """The number of players of a file's games, from its planes: 2, and one more for each
     of the third and fourth players' planes that some position fills."""
-    third, fourth = (planes[:, OTHER_PLAYERS.start + 3 * k : OTHER_PLAYERS.start + 3 * k + 3]
-                     for k in range(2))  # fmt: skip
-    return 2 + int(third.any()) + int(fourth.any())
+    third = OTHER_PLAYERS.start
+    return 2 + int(planes[:, third : third + 3].any()) + int(planes[:, third + 3 : third + 6].any())
 
 
 def split(data: dict[str, np.ndarray], held_out: float) -> tuple[dict, dict]:
@@ -431,13 +430,16 @@ def format_score(name: str, result: dict[str, Any]) -> str:
 # --- command line ---------------------------------------------------------------------------
 
 
-def check_tower(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
-    """Refuse by name a tower size that is not positive, or smaller than ``--init``'s."""
+def check_tower(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, init: Checkpoint | None
+) -> None:
+    """Refuse by name a tower size that is not positive, or smaller than ``init``'s (the
+    loaded ``--init``)."""
     for flag, size in (("--channels", args.channels), ("--blocks", args.blocks)):
         if size is not None and size < 1:
             parser.error(f"{flag} {size}: expected a positive number")
-    if args.init:
-        old = shape_of(load_checkpoint(args.init).policy.state_dict())
+    if init:
+        old = shape_of(init.policy.state_dict())
         for flag, size, before in (("--channels", args.channels, old.channels),
                                    ("--blocks", args.blocks, old.blocks)):  # fmt: skip
             if size is not None and size < before:
@@ -445,15 +447,15 @@ def check_tower(args: argparse.Namespace, parser: argparse.ArgumentParser) -> No
                              "carried over can grow, not shrink")  # fmt: skip
 
 
-def starting_network(args: argparse.Namespace, players: int = 2) -> tuple:
-    """The network ``fit`` starts from (fresh, for ``players``, or ``--init``'s carried over
-    into the shape asked for; :func:`check_tower` first), its shape, and its number of
-    players and turn limit."""
-    if not args.init:
+def starting_network(args: argparse.Namespace, init: Checkpoint | None, players: int = 2) -> tuple:
+    """The network ``fit`` starts from (fresh, for ``players``, or ``init``'s, the loaded
+    ``--init``, carried over into the shape asked for; :func:`check_tower` first), its
+    shape, and its number of players and turn limit."""
+    if not init:
         shape = NetworkShape(args.channels or 32, args.blocks or 3,
                              policy_head=args.policy_head, inputs=args.inputs or "planes")  # fmt: skip
         return build_policy(shape), shape, players, 200
-    checkpoint = load_checkpoint(args.init)
+    checkpoint = init
     old = shape_of(checkpoint.policy.state_dict())
     shape = replace(old, policy_head=args.policy_head, inputs=args.inputs or old.inputs,
                     channels=args.channels or old.channels, blocks=args.blocks or old.blocks)  # fmt: skip
@@ -574,10 +576,21 @@ def main(argv: list[str] | None = None) -> None:
             f"blunder, {b['clean_wins']} of them won"
         )
         return
+    # every network named (--init, --teacher, or the files to score), loaded once
+    named = [(flag, getattr(args, flag[2:], None)) for flag in ("--init", "--teacher")]
+    named += [("checkpoint", path) for path in getattr(args, "checkpoints", [])]
+    networks: dict[str, Checkpoint] = {}
+
+    def network(path: str) -> Checkpoint:
+        if path not in networks:
+            networks[path] = load_checkpoint(path)
+        return networks[path]
+
+    init = network(args.init) if getattr(args, "init", None) else None
     if args.command == "fit":
         if not 0 <= args.expert_weight <= 1:
             parser.error(f"--expert-weight {args.expert_weight}: expected a share from 0 to 1")
-        check_tower(args, parser)
+        check_tower(args, parser, init)
     try:
         data = [load_labels(path) for path in args.data]
     except ValueError as err:
@@ -592,14 +605,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.mirror and players != 2:
         parser.error(f"--mirror: the labels hold positions of {players} players, which a "
                      "reflection does not preserve (turn order); expected 2-player labels")  # fmt: skip
-    for flag, path in (("--init", getattr(args, "init", None)),
-                       ("--teacher", getattr(args, "teacher", None)),
-                       *(("checkpoint", p) for p in getattr(args, "checkpoints", []))):  # fmt: skip
-        if path and (n := load_checkpoint(path).meta["num_players"]) != players:
+    for flag, path in named:
+        if path and (n := network(path).meta["num_players"]) != players:
             parser.error(f"{flag} {path}: a {n}-player network, but the labels are of "
                          f"{players}-player games")  # fmt: skip
     if args.command == "fit":
-        policy, shape, num_players, max_turns = starting_network(args, players)
+        policy, shape, num_players, max_turns = starting_network(args, init, players)
     games = np.cumsum([0] + [int(d["games"].max()) + 1 for d in data[:-1]])
     if any("expert" in d for d in data):
         for d in data:
@@ -609,13 +620,13 @@ def main(argv: list[str] | None = None) -> None:
     train_data, held = split(merged, args.held_out)
     if args.command == "score":
         for path in args.checkpoints:
-            policy = load_checkpoint(path).policy
+            policy = network(path).policy
             print(format_score(path, score(policy, held)))
             if args.mirror:
                 print(format_score(f"{path} (mirror mean)", score(policy, held, mirror=True)))
         return
     started = time.time()
-    teacher = load_checkpoint(args.teacher).policy if args.teacher else None
+    teacher = network(args.teacher).policy if args.teacher else None
     losses = fit(policy, train_data, args.epochs, lr=args.lr, seed=args.seed, teacher=teacher,
                  support_weight=args.support_weight, mirror=args.mirror,
                  expert_weight=args.expert_weight)  # fmt: skip

@@ -43,19 +43,28 @@ _SET_SIZE = 2048  # the first size of a turn's set of seen positions (a power of
 
 
 @njit(cache=True)
-def _add(table, key):
-    """Add ``key`` to the open-addressing hash set ``table`` (0 marks a free slot, so key 0
-    is stored as 1); whether it was new. The caller grows the table (:func:`_grown`) before
-    it is half full."""
+def _add(table, count, key):
+    """Add ``key`` to the open-addressing hash set ``table`` holding ``count`` keys (0 marks a
+    free slot, so key 0 is stored as 1): the table, grown (:func:`_grown`) before it is half
+    full, and its new count (``count`` + 1 if the key was new)."""
+    if 2 * (count + 1) > table.shape[0]:
+        table = _grown(table)
     key = key if key != 0 else np.int64(1)
+    i = _slot(table, key)
+    if table[i] == key:
+        return table, count
+    table[i] = key
+    return table, count + 1
+
+
+@njit(cache=True)
+def _slot(table, key):
+    """The slot of ``key`` (not 0) in ``table``, or the free one where it belongs."""
     mask = table.shape[0] - 1
     i = key & mask
-    while table[i] != 0:
-        if table[i] == key:
-            return False
+    while table[i] != 0 and table[i] != key:
         i = (i + 1) & mask
-    table[i] = key
-    return True
+    return i
 
 
 @njit(cache=True)
@@ -64,7 +73,7 @@ def _grown(table):
     bigger = np.zeros(table.shape[0] * 2, dtype=np.int64)
     for key in table:
         if key != 0:
-            _add(bigger, key)
+            bigger[_slot(bigger, key)] = key
     return bigger
 
 
@@ -122,10 +131,9 @@ def _threatens(g, victim):
             K._apply(child, ids[k])
             if child[K.TURN] != turn:
                 continue
-            if 2 * (count + 1) > seen.shape[0]:
-                seen = _grown(seen)
-            if _add(seen, _key(child)):
-                count += 1
+            seen, added = _add(seen, count, _key(child))
+            if added > count:
+                count = added
                 top += 1
     return False
 
@@ -187,11 +195,10 @@ def _turn_ends(g):
             child = stack[top]
             child[:] = st
             K._apply(child, ids[k])
-            if 2 * (distinct + 1) > seen.shape[0]:
-                seen = _grown(seen)
-            if not _add(seen, _key(child)):
+            seen, added = _add(seen, distinct, _key(child))
+            if added == distinct:
                 continue
-            distinct += 1
+            distinct = added
             if child[K.TURN] != turn or child[K.TO_MOVE] < 0:
                 if count == capacity:
                     capacity *= 2
