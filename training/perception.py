@@ -27,6 +27,7 @@ labels the positions the network's own play reaches (DAgger).
 from __future__ import annotations
 
 import argparse
+import functools
 import multiprocessing
 import re
 import time
@@ -455,13 +456,12 @@ def starting_network(args: argparse.Namespace, init: Checkpoint | None, players:
         shape = NetworkShape(args.channels or 32, args.blocks or 3,
                              policy_head=args.policy_head, inputs=args.inputs or "planes")  # fmt: skip
         return build_policy(shape), shape, players, 200
-    checkpoint = init
-    old = shape_of(checkpoint.policy.state_dict())
+    old = shape_of(init.policy.state_dict())
     shape = replace(old, policy_head=args.policy_head, inputs=args.inputs or old.inputs,
                     channels=args.channels or old.channels, blocks=args.blocks or old.blocks)  # fmt: skip
     policy = build_policy(shape)
-    print(f"from {args.init}: {carry_over(checkpoint.policy, policy)} of its tensors kept")
-    return policy, shape, checkpoint.meta["num_players"], checkpoint.meta["max_turns"]
+    print(f"from {args.init}: {carry_over(init.policy, policy)} of its tensors kept")
+    return policy, shape, init.meta["num_players"], init.meta["max_turns"]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -579,13 +579,7 @@ def main(argv: list[str] | None = None) -> None:
     # every network named (--init, --teacher, or the files to score), loaded once
     named = [(flag, getattr(args, flag[2:], None)) for flag in ("--init", "--teacher")]
     named += [("checkpoint", path) for path in getattr(args, "checkpoints", [])]
-    networks: dict[str, Checkpoint] = {}
-
-    def network(path: str) -> Checkpoint:
-        if path not in networks:
-            networks[path] = load_checkpoint(path)
-        return networks[path]
-
+    network = functools.cache(load_checkpoint)
     init = network(args.init) if getattr(args, "init", None) else None
     if args.command == "fit":
         if not 0 <= args.expert_weight <= 1:
