@@ -42,7 +42,7 @@ def tiny_checkpoint(tmp_path_factory, tiny_policy) -> Path:
 
 
 @pytest.mark.parametrize(
-    "config", ["default", "strong_2p", "three_players", "four_players", "smoke"]
+    "config", ["default", "strong_2p", "three_players", "four_players", "smoke", "finetune_2p"]
 )
 def test_shipped_configs_are_valid(config):
     cfg = load_config(ROOT / "configs" / f"{config}.yaml")
@@ -94,6 +94,13 @@ def test_shipped_configs_are_valid(config):
         ({"max_turns": 10**9}, "max_turns must be at most"),
         ({"network": {"policy_head": "conv"}}, "network.policy_head must be one of linear, steps"),
         ({"network": {"inputs": "rays"}}, "network.inputs must be one of planes, lines"),
+        ({"opening_steps": -2}, "opening_steps must be at least 0"),
+        ({"eval": {"openings": -1}}, "eval.openings must be at least 0"),
+        (
+            {"init_from": "a.zip", "pretrain": {"games": 5}},
+            r"init_from \('a.zip'\) starts from a trained network: set "
+            "pretrain.games=0",
+        ),
     ],
 )
 def test_config_errors_name_the_field(data, message):
@@ -457,6 +464,30 @@ def test_bad_configs_stop_before_the_run_folder_is_made(tmp_path):
         assert result.returncode == 2 and message in result.stderr, result.stderr[-2000:]
         assert "Traceback" not in result.stderr
     assert not (tmp_path / "runs").exists() and not (tmp_path / "x").exists()
+
+
+def test_init_from_starts_the_learner_from_a_player_file(tmp_path, tiny_checkpoint, tiny_policy):
+    """``init_from``: the new PPO learner holds the file's weights; a file of another shape
+    or table size is refused by name, on the command line before a run folder is made."""
+    from training.pretrain import start_weights
+    from training.train import make_vec_env, new_model
+
+    tiny = {"channels": 8, "blocks": 1, "features_dim": 32}
+    config = parse_config({"init_from": str(tiny_checkpoint), "pretrain": {"games": 0},
+                           "n_envs": 2, "ppo": {"n_steps": 64, "batch_size": 64},
+                           "network": tiny})  # fmt: skip
+    model = new_model(config, make_vec_env(config, {"env": 0.0}), tmp_path)
+    loaded, source = model.policy.state_dict(), tiny_policy.state_dict()
+    assert all(torch.equal(loaded[k], source[k]) for k in source)
+    with pytest.raises(ConfigError, match=r"holds a 2-player network .*'channels': 8.*asks for "
+                                          r"2 players and .*'channels': 16"):  # fmt: skip
+        start_weights(str(tiny_checkpoint), NetworkShape(channels=16, blocks=1, features_dim=32), 2)
+    with pytest.raises(ConfigError, match="asks for 3 players"):
+        start_weights(str(tiny_checkpoint), TINY, 3)
+    result = run_train("--config", "configs/smoke.yaml", "--runs", str(tmp_path / "runs"),
+                       f"init_from={tiny_checkpoint}", "pretrain.games=0", "network.channels=16")  # fmt: skip
+    assert result.returncode == 2 and "the config asks for 2 players" in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "runs").exists()
 
 
 def test_teacher_games_and_imitation_fit():

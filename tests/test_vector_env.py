@@ -155,11 +155,35 @@ def test_illegal_actions_terminate_that_game_or_raise():
         ({"opponents": ["random", "random"]}, "a list of 1 for 2 players"),
         ({"opponents": "nobody"}, "unknown agent 'nobody'"),
         ({"max_turns": 0}, "max_turns must be a whole number"),
+        ({"opening_steps": -1}, "opening_steps must be a whole number of steps, 0 or more"),
+        ({"opening_steps": 1.5}, "opening_steps must be a whole number of steps, 0 or more"),
     ],
 )
 def test_bad_arguments_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
         SplutVectorEnv(2, **kwargs)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_games_start_from_their_own_seeded_random_openings(players):
+    """With ``opening_steps`` every game, at each reset and autoreset, starts after that many
+    random steps: the positions differ from game to game, all wizards are on the board, and
+    the same seed gives the same openings."""
+    start = SplutVectorEnv(1, players).games.spn(0)
+    spns = []
+    for _ in range(2):
+        envs = SplutVectorEnv(12, players, opening_steps=3, opponents="random")
+        envs.reset(seed=5)
+        spns.append([envs.spn(i) for i in range(12)])
+        assert envs.games.alive().sum(axis=1).tolist() == [players] * 12
+        assert (envs.games.turn() > 1).all()  # three steps are past the first turn
+    assert spns[0] == spns[1] and start not in spns[0] and len(set(spns[0])) > 6
+    ended = 0
+    while not ended:
+        _, _, term, trunc, _ = envs.step(envs.action_masks().argmax(axis=1))
+        ended = int((term | trunc).sum())
+        restarted = np.flatnonzero(term | trunc)
+    assert all(envs.spn(int(i)) != start for i in restarted)
 
 
 def test_bad_actions_and_options_are_named():

@@ -126,6 +126,9 @@ class EvalConfig:
     final_games: int = 100
     """Games per bot in the final evaluation written to the model card."""
     bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    openings: int = 0
+    """Random opening steps of each pair of evaluation games (``training.evaluate
+    --openings``); 0: every game from the start position."""
 
 
 @dataclass
@@ -149,6 +152,13 @@ class TrainConfig(RunConfig):
     each PPO rollout holds ``ppo.n_steps × n_envs`` learner steps."""
     checkpoint_every: int = 25_000
     torch_threads: int = 1
+    opening_steps: int = 0
+    """Each self-play game starts after this many uniformly random legal steps, so that
+    near-deterministic opponents (the bots, the snapshots) do not replay the same games."""
+    init_from: str = ""
+    """A player file to start the learner from (of the ``network`` shape and table size,
+    e.g. a ``training.perception`` network) instead of random weights and the warm start
+    (``pretrain.games`` must then be 0); empty: none."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
     network: NetworkShape = field(default_factory=NetworkShape)
     """The board network (:class:`splut_env.players.network.NetworkShape`)."""
@@ -179,6 +189,15 @@ class TrainConfig(RunConfig):
         self.pool.check_draws("pool")
         if self.pretrain.games < 0:
             raise ConfigError(f"pretrain.games must be at least 0, got {self.pretrain.games}")
+        if self.eval.openings < 0:
+            raise ConfigError(f"eval.openings must be at least 0, got {self.eval.openings}")
+        if self.opening_steps < 0:
+            raise ConfigError(f"opening_steps must be at least 0, got {self.opening_steps}")
+        if self.init_from and self.pretrain.games:
+            raise ConfigError(
+                f"init_from ({self.init_from!r}) starts from a trained network: set "
+                f"pretrain.games=0 (got {self.pretrain.games}) rather than warm-start it again"
+            )
         if self.pretrain.dagger_rounds < 0:
             raise ConfigError(
                 f"pretrain.dagger_rounds must be at least 0, got {self.pretrain.dagger_rounds}"

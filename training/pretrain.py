@@ -1,5 +1,6 @@
 """Warm start before self-play: imitate a teacher bot (behaviour cloning, then DAgger) and
-fit the value head to the results of the games.
+fit the value head to the results of the games; or start from a trained player file
+(:func:`start_weights`, ``init_from``).
 
 The teacher (``pretrain.teacher``, e.g. ``greedy``) plays ``pretrain.games`` games against
 itself; with probability ``pretrain.explore`` a step is replaced by a random legal one so
@@ -29,8 +30,9 @@ from splut_env.batched import BatchedBot, BatchedGames
 from splut_env.batched.bots import LEVELS
 from splut_env.encoding import PLANE_TURN
 from splut_env.players import make_agent
-from splut_env.players.network import PolicyAgent
-from training.config import TrainConfig
+from splut_env.players.checkpoint import load_checkpoint
+from splut_env.players.network import NetworkShape, PolicyAgent, shape_of
+from training.config import ConfigError, TrainConfig
 
 
 def warm_start(policy: Any, config: TrainConfig, progress: bool = True) -> dict:
@@ -200,3 +202,18 @@ def fit(
         )
     policy.set_training_mode(False)
     return metrics
+
+
+def start_weights(path: str, network: NetworkShape, num_players: int) -> dict[str, torch.Tensor]:
+    """The weights of the player file ``path`` (a config's ``init_from``), which must hold a
+    ``num_players``-player network of shape ``network``; raises :class:`ConfigError` naming
+    the file and both shapes otherwise (a damaged file: :class:`CheckpointError`)."""
+    checkpoint = load_checkpoint(path)
+    shape = shape_of(checkpoint.policy.state_dict())
+    if shape != network or checkpoint.num_players != num_players:
+        raise ConfigError(
+            f"init_from {path!r} holds a {checkpoint.num_players}-player network "
+            f"{shape.to_json()}; the config asks for {num_players} players and "
+            f"{network.to_json()}"
+        )
+    return {k: v.detach().clone() for k, v in checkpoint.policy.state_dict().items()}

@@ -98,6 +98,23 @@ def results_table(results: dict[str, tuple[int, int, int]]) -> list[str]:
     return lines
 
 
+def warm_start_line(config: TrainConfig, pretrain: dict | None) -> str:
+    """How the learner's weights started: the teacher's imitation and DAgger rounds, the
+    ``init_from`` file, or none."""
+    if config.init_from:
+        return f"the weights of `{config.init_from}`"
+    if not pretrain:
+        return "none"
+    p = config.pretrain
+    line = f"imitation of {p.teacher} over {p.games} games"
+    if p.dagger_rounds:
+        line += (
+            f", then {p.dagger_rounds} DAgger rounds of {p.dagger_games} student games "
+            "labelled by the teacher"
+        )
+    return line + f" (teacher agreement {100 * pretrain['accuracy']:.1f}%)"
+
+
 def model_card(
     config: TrainConfig,
     steps: int,
@@ -109,6 +126,12 @@ def model_card(
     time_split_from: int,
 ) -> str:
     since = f" (from step {time_split_from:,})" if time_split_from else ""
+    start = "the start position"
+    if config.opening_steps:
+        start = f"{config.opening_steps}-step random openings"
+    openings = ""
+    if config.eval.openings:
+        openings = f" each pair from its own {config.eval.openings}-step random opening,"
     lines = [
         f"# Model card: {config.name}",
         "",
@@ -120,22 +143,11 @@ def model_card(
         "steps/s",
         f"- network: residual CNN, {config.network.blocks} blocks × {config.network.channels} "
         f"channels, {config.network.features_dim} features; MaskablePPO",
-        "- warm start: "
-        + (
-            f"imitation of {config.pretrain.teacher} over {config.pretrain.games} games"
-            + (
-                f", then {config.pretrain.dagger_rounds} DAgger rounds of "
-                f"{config.pretrain.dagger_games} student games labelled by the teacher"
-                if config.pretrain.dagger_rounds
-                else ""
-            )
-            + f" (teacher agreement {100 * pretrain['accuracy']:.1f}%)"
-            if pretrain
-            else "none"
-        ),
+        f"- warm start: {warm_start_line(config, pretrain)}",
+        f"- self-play games from {start}",
         "",
         f"Evaluation: deterministic policy, {config.eval.final_games} games per bot, seats "
-        f"alternated, chance {100 / config.num_players:.0f}%; 95 % Wilson intervals.",
+        f"alternated,{openings} chance {100 / config.num_players:.0f}%; 95 % Wilson intervals.",
         "",
         *results_table(results),
     ]

@@ -60,15 +60,15 @@ from splut_env.players.bots import potential
 from splut_env.players.checkpoint import (
     CheckpointError,
     load_agent,
-    load_checkpoint,
     save_player,
 )
-from splut_env.players.network import NetworkShape, build_policy, shape_of
+from splut_env.players.network import NetworkShape, build_policy
 from splut_env.rules import State
 from splut_env.rules.board import SEATS_IN_PLAY
 from training.config import ConfigError, LeagueConfig, RLlibConfig, load_config, to_dict
 from training.evaluate import evaluate_agent
 from training.pool import weighted_choice
+from training.pretrain import start_weights
 from training.reports import results_table
 
 LEARNER = "learner"
@@ -410,20 +410,6 @@ def export_player(algorithm: Any, path: Path, config: RLlibConfig, **facts: Any)
     )
 
 
-def start_weights(config: RLlibConfig) -> dict[str, torch.Tensor]:
-    """The weights of ``config.init_from``, a player file of the config's network shape and
-    table size (checked before Ray starts anything)."""
-    checkpoint = load_checkpoint(config.init_from)
-    shape = shape_of(checkpoint.policy.state_dict())
-    if shape != config.network or checkpoint.num_players != config.num_players:
-        raise ConfigError(
-            f"init_from {config.init_from!r} holds a {checkpoint.num_players}-player network "
-            f"{shape.to_json()}; the config asks for {config.num_players} players and "
-            f"{config.network.to_json()}"
-        )
-    return {k: v.detach().clone() for k, v in checkpoint.policy.state_dict().items()}
-
-
 def env_runner_nodes(algorithm: Any) -> list[str]:
     """The Ray node id of each remote env runner."""
     return algorithm.env_runner_group.foreach_env_runner(
@@ -436,7 +422,9 @@ def train(config: RLlibConfig, out: Path, progress: bool = True) -> dict[str, An
     Returns figures of the run (steps sampled, steps/s, env runner nodes, each runner's
     modules and the league size at the end, illegal actions, the player file)."""
     torch.set_num_threads(config.torch_threads)
-    weights = start_weights(config) if config.init_from else None
+    weights = None
+    if config.init_from:
+        weights = start_weights(config.init_from, config.network, config.num_players)
     algorithm = algorithm_config(config).build_algo()
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -505,7 +493,8 @@ def main(argv: list[str] | None = None) -> Path:
     try:
         config = load_config(args.config, overrides, kind=RLlibConfig)
         if config.init_from:
-            start_weights(config)  # checked before Ray starts
+            # Checked before Ray starts anything.
+            start_weights(config.init_from, config.network, config.num_players)
     except (ConfigError, CheckpointError) as err:
         parser.error(str(err))
     out = Path(args.runs) / f"{config.name}__seed{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"

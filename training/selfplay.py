@@ -29,7 +29,8 @@ class SelfPlayVecEnv(SplutVectorEnv):
     """``num_envs`` self-play games; see the module doc. ``shaping`` adds
     ``shaping * (gamma * phi(s') - phi(s))`` to the learner's rewards, ``phi`` being the bots'
     static evaluation for the learner clipped to ±``POTENTIAL_BOUND`` (the batched form of
-    :func:`splut_env.players.bots.potential`; 0 once its game is over)."""
+    :func:`splut_env.players.bots.potential`; 0 once its game is over). Each game starts
+    after ``opening_steps`` random steps."""
 
     def __init__(
         self,
@@ -41,13 +42,16 @@ class SelfPlayVecEnv(SplutVectorEnv):
         seed: int = 0,
         shaping: float = 0.0,
         gamma: float = 0.99,
+        opening_steps: int = 0,
     ) -> None:
         self.pool_config = pool
         self.network = network
         self.shaping, self.gamma = shaping, gamma
         self._snapshots: dict[str, PolicyAgent] = {}
         self._order: list[str] = []
-        super().__init__(num_envs, num_players, max_turns, opponents="random")
+        super().__init__(
+            num_envs, num_players, max_turns, opponents="random", opening_steps=opening_steps
+        )
         self._rng = np.random.default_rng(seed)
         self._bot_slots = [self._slot(name, make_agent(name)) for name in pool.bots]
         self._labels = np.full((self.num_envs, num_players - 1), "", dtype=object)

@@ -51,7 +51,7 @@ from training.config import ConfigError, TrainConfig, load_config
 from training.config import to_dict as config_dict
 from training.evaluate import evaluate_agent
 from training.pool import SnapshotPool, opponent_kind
-from training.pretrain import warm_start
+from training.pretrain import start_weights, warm_start
 from training.sb3vec import SB3VecEnv
 from training.selfplay import SelfPlayVecEnv
 
@@ -124,6 +124,7 @@ def make_vec_env(config: TrainConfig, clock: dict[str, float]) -> VecMonitor:
         seed=config.seed,
         shaping=config.reward.shaping,
         gamma=config.ppo.gamma,
+        opening_steps=config.opening_steps,
     )
     vec = SB3VecEnv(games, clock)
     vec.seed(config.seed)
@@ -134,11 +135,11 @@ def evaluate_policy(
     policy: Any, config: TrainConfig, games: int, seed: int
 ) -> dict[str, tuple[int, int, int]]:
     """The deterministic policy against each of ``config.eval.bots``: ``{bot: (wins, draws,
-    games)}``, played as ``python -m training.evaluate`` plays them."""
+    games)}``, played as ``python -m training.evaluate`` plays them (``--openings
+    eval.openings``)."""
     agent = PolicyAgent(policy, "learner", deterministic=True, max_turns=config.max_turns)
-    return evaluate_agent(
-        agent, config.eval.bots, config.num_players, games, seed, config.max_turns
-    )
+    bots, players, turns = config.eval.bots, config.num_players, config.max_turns
+    return evaluate_agent(agent, bots, players, games, seed, turns, openings=config.eval.openings)
 
 
 # --- the self-play loop ------------------------------------------------------------------
@@ -312,8 +313,9 @@ def verified_checkpoint(path: Path, trust: bool) -> Path:
 
 
 def new_model(config: TrainConfig, vec_env: Any, run_dir: Path) -> MaskablePPO:
+    """A new MaskablePPO learner; its weights are ``config.init_from``'s when that is set."""
     ppo = config.ppo
-    return MaskablePPO(
+    model = MaskablePPO(
         BoardPolicy,
         vec_env,
         n_steps=ppo.n_steps,
@@ -331,6 +333,11 @@ def new_model(config: TrainConfig, vec_env: Any, run_dir: Path) -> MaskablePPO:
         tensorboard_log=str(run_dir / "tb"),
         device="cpu",
     )
+    if config.init_from:
+        model.policy.load_state_dict(
+            start_weights(config.init_from, config.network, config.num_players)
+        )
+    return model
 
 
 # --- the run -----------------------------------------------------------------------------
@@ -367,6 +374,8 @@ def main(argv: list[str] | None = None) -> Path:
             state = RunState.read(checkpoint / "trainer.json")
         else:
             config = load_config(args.config, args.overrides)
+            if config.init_from:
+                start_weights(config.init_from, config.network, config.num_players)
             stamp = time.strftime("%Y%m%d-%H%M%S")
             run_dir = args.runs / f"{config.name}__seed{config.seed}__{stamp}"
             run_dir.mkdir(parents=True)

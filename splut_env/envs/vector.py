@@ -56,6 +56,9 @@ class SplutVectorEnv(VectorEnv):
         learner_player: the learner's player index in every game, or ``None`` to draw it
             for each game at each reset.
         illegal_action: ``"terminate"`` (that game ends with −1) or ``"raise"``.
+        opening_steps: each game starts after this many uniformly random legal steps (a
+            different opening for every game, as ``training.evaluate --openings``), so
+            that deterministic opponents do not repeat the same few games. Default 0.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -68,8 +71,13 @@ class SplutVectorEnv(VectorEnv):
         opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
         learner_player: int | None = None,
         illegal_action: str = "terminate",
+        opening_steps: int = 0,
     ) -> None:
         num_players = check_settings(num_players, max_turns, None)
+        if not isinstance(opening_steps, int) or opening_steps < 0:
+            raise ValueError(
+                f"opening_steps must be a whole number of steps, 0 or more, got {opening_steps!r}"
+            )
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(
                 f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}"
@@ -82,6 +90,7 @@ class SplutVectorEnv(VectorEnv):
         self.max_turns = max_turns
         self.learner_player = learner_player
         self.illegal_action = illegal_action
+        self.opening_steps = opening_steps
         self.single_observation_space = spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -177,7 +186,7 @@ class SplutVectorEnv(VectorEnv):
         else:
             players = np.full(len(rows), player_index(learner_player, n))
         seats = np.array(SEATS_IN_PLAY[n])
-        self.games.reset(rows)
+        self._open(rows)
         self.player[rows] = players
         self.seat[rows] = seats[players]
         chosen = self.choose_opponents(rows)
@@ -195,6 +204,17 @@ class SplutVectorEnv(VectorEnv):
                 if isinstance(entry, str):
                     self._own_agent(row, seat, entry).reset(seed=int(seeds[j, seat]))
         self._play_opponents(rows, np.zeros(self.num_envs, dtype=np.float32))
+
+    def _open(self, rows: np.ndarray) -> None:
+        """Reset the games in ``rows`` and play their ``opening_steps`` random steps; a game
+        in which those steps took a wizard off the board is started again."""
+        pending = rows
+        while pending.size:
+            self.games.reset(pending)
+            for _ in range(self.opening_steps):
+                live = pending[self.games.games[pending, K.TO_MOVE] >= 0]
+                self.games.step(self.games.random_actions(self._rng, live), live)
+            pending = pending[self.games.alive(pending).sum(axis=1) < self.num_players]
 
     def _own_agent(self, row: int, seat: int, name: str) -> Agent:
         agent = self._own.get((row, seat, name))
