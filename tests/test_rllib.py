@@ -16,12 +16,12 @@ from splut_env.players import make_agent
 from splut_env.players.checkpoint import load_agent, save_player
 from splut_env.players.network import NetworkShape, build_policy
 from training.config import ConfigError, RLlibConfig, load_config, parse_config
+from training.pretrain import start_weights
 from training.rllib import (
     LEARNER,
     SplutMultiAgentEnv,
     SplutRLModule,
     opponent_mapping,
-    start_weights,
     train,
 )
 
@@ -158,12 +158,13 @@ def test_a_run_starts_from_a_player_file_of_its_shape(tmp_path):
     policy = build_policy(NetworkShape(**shape))
     path = save_player(policy, tmp_path / "start.zip", NetworkShape(**shape), 2, 200)
     config = parse_config({"network": shape, "init_from": str(path)}, RLlibConfig)
-    weights = start_weights(config)
+    weights = start_weights(config.init_from, config.network, config.num_players)
     assert all(torch.equal(weights[k], v) for k, v in policy.state_dict().items())
+    default = parse_config({}, RLlibConfig)
     with pytest.raises(ConfigError, match="config asks for"):
-        start_weights(parse_config({"init_from": str(path)}, RLlibConfig))
+        start_weights(str(path), default.network, 2)
     with pytest.raises(ValueError, match="does not exist"):
-        start_weights(parse_config({"init_from": str(tmp_path / "none.zip")}, RLlibConfig))
+        start_weights(str(tmp_path / "none.zip"), default.network, 2)
 
 
 def test_two_iterations_on_a_two_node_cluster(tmp_path):
