@@ -209,11 +209,12 @@ def start_weights(path: str, network: NetworkShape, num_players: int) -> dict[st
     ``num_players``-player network of shape ``network``; raises :class:`ConfigError` naming
     the file and both shapes otherwise (a damaged file: :class:`CheckpointError`)."""
     checkpoint = load_checkpoint(path)
-    shape = shape_of(checkpoint.policy.state_dict())
+    weights = checkpoint.policy.state_dict()
+    shape = shape_of(weights)
     if shape != network or checkpoint.num_players != num_players:
         raise ConfigError(
             f"init_from {path!r} holds a {checkpoint.num_players}-player network "
             f"{shape.to_json()}; the config asks for {num_players} players and "
             f"{network.to_json()}"
         )
-    return {k: v.detach().clone() for k, v in checkpoint.policy.state_dict().items()}
+    return {k: v.detach().clone() for k, v in weights.items()}
