@@ -64,6 +64,11 @@ def test_a_short_run_resumes_and_writes_a_safe_player(tmp_path):
         )
         assert record.steps
     assert load_agent(player, num_players=2).name == "player.zip"
+    # A run from that player, its value head started fresh, records the choice.
+    start = {**SMALL, "iterations": 1, "init_from": str(player), "init_value": "fresh"}
+    ex.train(parse_config(start, kind=ExItConfig), tmp_path / "again")
+    assert "init_value: fresh" in (tmp_path / "again" / "config.yaml").read_text()
+    assert "its value head started fresh" in (tmp_path / "again" / "MODEL_CARD.md").read_text()
 
 
 def test_shield_targets_narrow_the_policy_to_the_shields_best_steps(tmp_path):
@@ -155,6 +160,7 @@ def test_ladder_rating_sits_between_the_bots_it_splits_with():
         ({"targets": "oracle"}, "targets must be 'search' or 'shield'"),
         ({"opponents": ["self", "nobody"]}, "opponents: unknown bot 'nobody'"),
         ({"opponents": []}, "opponents must name at least one"),
+        ({"init_value": "dead"}, "init_value must be one of auto, keep, fresh, got 'dead'"),
     ],
 )
 def test_bad_config_is_named(change, message):

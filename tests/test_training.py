@@ -42,7 +42,16 @@ def tiny_checkpoint(tmp_path_factory, tiny_policy) -> Path:
 
 
 @pytest.mark.parametrize(
-    "config", ["default", "strong_2p", "three_players", "four_players", "smoke", "finetune_2p"]
+    "config",
+    [
+        "default",
+        "strong_2p",
+        "three_players",
+        "four_players",
+        "smoke",
+        "finetune_2p",
+        "finetune_2p_stage2",
+    ],
 )
 def test_shipped_configs_are_valid(config):
     cfg = load_config(ROOT / "configs" / f"{config}.yaml")
@@ -96,6 +105,7 @@ def test_shipped_configs_are_valid(config):
         ({"network": {"inputs": "rays"}}, "network.inputs must be one of planes, lines"),
         ({"opening_steps": -2}, "opening_steps must be at least 0"),
         ({"eval": {"openings": -1}}, "eval.openings must be at least 0"),
+        ({"init_value": "new"}, "init_value must be one of auto, keep, fresh, got 'new'"),
         (
             {"init_from": "a.zip", "pretrain": {"games": 5}},
             r"init_from \('a.zip'\) starts from a trained network: set "
@@ -488,6 +498,40 @@ def test_init_from_starts_the_learner_from_a_player_file(tmp_path, tiny_checkpoi
                        f"init_from={tiny_checkpoint}", "pretrain.games=0", "network.channels=16")  # fmt: skip
     assert result.returncode == 2 and "the config asks for 2 players" in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "runs").exists()
+
+
+def test_init_value_starts_a_dead_value_head_fresh(tmp_path, tiny_policy):
+    """``init_value``: ``auto`` keeps a living value head and starts a dead one (the same
+    value everywhere) fresh; ``keep`` and ``fresh`` do as they say; the tower and policy
+    are always the file's."""
+    from training.pretrain import VALUE_HEAD, load_start, value_spread
+
+    dead = build_policy(TINY)
+    dead.load_state_dict(tiny_policy.state_dict())
+    with torch.no_grad():
+        dead.mlp_extractor.value_net[0].bias.fill_(-100.0)  # every hidden unit off
+    dead_file = save_player(
+        dead, tmp_path / "dead.zip", TINY, num_players=2, max_turns=200, steps=0
+    )
+    live_file = save_player(tiny_policy, tmp_path / "live.zip", TINY, num_players=2, max_turns=200, steps=0)  # fmt: skip
+    assert value_spread(dead, 2) < 1e-6 < value_spread(tiny_policy, 2)
+    for path, init_value, expected in [
+        (dead_file, "auto", "fresh"),
+        (live_file, "auto", "keep"),
+        (dead_file, "keep", "keep"),
+        (live_file, "fresh", "fresh"),
+    ]:
+        config = parse_config({"init_from": str(path), "init_value": init_value,
+                               "pretrain": {"games": 0}, "network": TINY.to_json()})  # fmt: skip
+        torch.manual_seed(11)
+        learner = build_policy(TINY)
+        own = {k: v.clone() for k, v in learner.state_dict().items()}
+        assert load_start(learner, config) == expected, (path.name, init_value)
+        source = (dead if path == dead_file else tiny_policy).state_dict()
+        for name, tensor in learner.state_dict().items():
+            start = own if expected == "fresh" and name.startswith(VALUE_HEAD) else source
+            assert torch.equal(tensor, start[name]), (path.name, init_value, name)
+        assert (value_spread(learner, 2) < 1e-6) == (path == dead_file and expected == "keep")
 
 
 def test_teacher_games_and_imitation_fit():

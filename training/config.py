@@ -29,6 +29,8 @@ class ConfigError(ValueError):
 
 
 NAME_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
+#: The choices of ``TrainConfig.init_value``.
+INIT_VALUES = ("auto", "keep", "fresh")
 
 
 @dataclass
@@ -159,6 +161,11 @@ class TrainConfig(RunConfig):
     """A player file to start the learner from (of the ``network`` shape and table size,
     e.g. a ``training.perception`` network) instead of random weights and the warm start
     (``pretrain.games`` must then be 0); empty: none."""
+    init_value: str = "auto"
+    """The value head of an ``init_from`` start: ``keep`` the file's, start it ``fresh``
+    (random weights; the policy and the tower stay the file's), or ``auto``: fresh when the
+    file's value head gives the same value in every position (its units dead, so that PPO
+    would learn with no critic at all), else kept. A run records its choice."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
     network: NetworkShape = field(default_factory=NetworkShape)
     """The board network (:class:`splut_env.players.network.NetworkShape`)."""
@@ -198,6 +205,7 @@ class TrainConfig(RunConfig):
                 f"init_from ({self.init_from!r}) starts from a trained network: set "
                 f"pretrain.games=0 (got {self.pretrain.games}) rather than warm-start it again"
             )
+        check_init_value(self.init_value)
         if self.pretrain.dagger_rounds < 0:
             raise ConfigError(
                 f"pretrain.dagger_rounds must be at least 0, got {self.pretrain.dagger_rounds}"
@@ -351,6 +359,8 @@ class ExItConfig(RunConfig):
     network: NetworkShape = field(default_factory=NetworkShape)
     init_from: str = ""
     """A player file to start from (same shape and table size), e.g. a distilled network."""
+    init_value: str = "auto"
+    """Its value head: ``keep``, ``fresh`` or ``auto``, as in ``training.train``'s config."""
     eval: ExItEvalConfig = field(default_factory=ExItEvalConfig)
 
     def check(self) -> None:
@@ -401,9 +411,16 @@ class ExItConfig(RunConfig):
         if not self.opponents:
             raise ConfigError("opponents must name at least one opponent ('self' or a bot)")
         check_names("opponents", [o for o in self.opponents if o != "self"])
+        check_init_value(self.init_value)
 
 
 # --- checks shared by the trainers' configs (training.train, training.rllib) ----------------
+
+
+def check_init_value(init_value: str) -> None:
+    """``init_value`` must be one of :data:`INIT_VALUES`."""
+    if init_value not in INIT_VALUES:
+        raise ConfigError(f"init_value must be one of {', '.join(INIT_VALUES)}, got {init_value!r}")
 
 
 def check_positive(fields: list[tuple[str, int]]) -> None:

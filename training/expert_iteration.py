@@ -73,7 +73,8 @@ from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
 from splut_env.rules import State, from_spn
 from training.config import ConfigError, ExItConfig, load_config
 from training.evaluate import evaluate_agent, random_opening
-from training.reports import versions
+from training.pretrain import load_start
+from training.reports import value_start, versions
 from training.stats import wilson
 
 # --- self-play (in worker processes) ---------------------------------------------------------
@@ -372,11 +373,10 @@ def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
         buffer = ReplayBuffer.load(run_dir / "replay.npz", config.replay_size)
     else:
         run_dir.mkdir(parents=True, exist_ok=False)
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(asdict(config), sort_keys=False))
+        policy = build_policy(config.network)
         if config.init_from:
-            policy = load_checkpoint(config.init_from).policy
-        else:
-            policy = build_policy(config.network)
+            config.init_value = load_start(policy, config)
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(asdict(config), sort_keys=False))
         buffer = ReplayBuffer(config.replay_size)
         save_network(policy, player, config, state)
     optimizer = torch.optim.AdamW(
@@ -539,7 +539,7 @@ def model_card(config: ExItConfig, state: RunState) -> str:
         teacher,
         f"- network: {config.network.blocks} blocks × {config.network.channels} channels, "
         f"{config.network.features_dim} features; started from "
-        f"{config.init_from or 'random weights'}",
+        + (f"{config.init_from}, {value_start(config)}" if config.init_from else "random weights"),
         f"- versions: {', '.join(f'{k} {v}' for k, v in versions().items())}",
         "",
         f"The network alone (most likely step) against the bots, {config.eval.games} games "

@@ -63,6 +63,7 @@ from splut_env.rules import State, from_spn, step_id
 from splut_env.rules.board import SEATS
 from training.evaluate import random_opening
 from training.expert_iteration import forward, game_samples, update
+from training.pretrain import DEAD_VALUE_SPREAD, value_spread
 from training.stats import wilson
 
 KILL, SAFE = 3, 1
@@ -627,6 +628,9 @@ def main(argv: list[str] | None = None) -> None:
     result = score(policy, held)
     hours = (time.time() - started) / 3600
     print(format_score("held out", result))
+    if value_spread(policy, num_players) < DEAD_VALUE_SPREAD:
+        print("warning: its value head gives the same value in every position (its units died "
+              "in the fit); PPO from this file starts the value head fresh (init_value: auto)")  # fmt: skip
     save_player(policy, args.out, shape, num_players, max_turns, trainer="training.perception",
                 perception={"data": [str(p) for p in args.data], "positions":
                             len(train_data["values"]), "teacher": args.teacher,

@@ -1,6 +1,6 @@
 """Warm start before self-play: imitate a teacher bot (behaviour cloning, then DAgger) and
 fit the value head to the results of the games; or start from a trained player file
-(:func:`start_weights`, ``init_from``).
+(:func:`start_weights`, ``init_from``, with its value head kept or fresh: :func:`load_start`).
 
 The teacher (``pretrain.teacher``, e.g. ``greedy``) plays ``pretrain.games`` games against
 itself; with probability ``pretrain.explore`` a step is replaced by a random legal one so
@@ -29,10 +29,11 @@ from tqdm import tqdm
 from splut_env.batched import BatchedBot, BatchedGames
 from splut_env.batched.bots import LEVELS
 from splut_env.encoding import PLANE_TURN
+from splut_env.envs.vector import SplutVectorEnv
 from splut_env.players import make_agent
 from splut_env.players.checkpoint import load_checkpoint
 from splut_env.players.network import NetworkShape, PolicyAgent, shape_of
-from training.config import ConfigError, TrainConfig
+from training.config import ConfigError, ExItConfig, TrainConfig
 
 
 def warm_start(policy: Any, config: TrainConfig, progress: bool = True) -> dict:
@@ -218,3 +219,38 @@ def start_weights(path: str, network: NetworkShape, num_players: int) -> dict[st
             f"{network.to_json()}"
         )
     return {k: v.detach().clone() for k, v in weights.items()}
+
+
+#: The parameters of the value head (its hidden layers and its output), by name prefix.
+VALUE_HEAD = ("mlp_extractor.value_net.", "value_net.")
+#: Below this spread of values over :func:`value_spread`'s positions a value head is dead.
+DEAD_VALUE_SPREAD = 1e-6
+
+
+def value_spread(policy: Any, num_players: int, seed: int = 0) -> float:
+    """The standard deviation of ``policy``'s value over 256 positions of ``num_players``
+    games after 0, 4, 8 and 16 random steps: about 0 when its value head answers the same
+    everywhere."""
+    planes = [
+        SplutVectorEnv(64, num_players, opening_steps=k).reset(seed=seed + k)[0]
+        for k in (0, 4, 8, 16)
+    ]
+    with torch.no_grad():
+        values = policy.predict_values(torch.as_tensor(np.concatenate(planes)))
+    return float(values.std())
+
+
+def load_start(policy: Any, config: TrainConfig | ExItConfig) -> str:
+    """Load ``config.init_from`` into ``policy`` (checked by :func:`start_weights`), its value
+    head as ``config.init_value`` says: ``keep`` the file's, or ``fresh``: the one ``policy``
+    had (``auto``: fresh when :func:`value_spread` finds the file's dead). The choice made,
+    ``keep`` or ``fresh``."""
+    own = {k: v.clone() for k, v in policy.state_dict().items() if k.startswith(VALUE_HEAD)}
+    policy.load_state_dict(start_weights(config.init_from, config.network, config.num_players))
+    choice = config.init_value
+    if choice == "auto":
+        dead = value_spread(policy, config.num_players, config.seed) < DEAD_VALUE_SPREAD
+        choice = "fresh" if dead else "keep"
+    if choice == "fresh":
+        policy.load_state_dict(own, strict=False)
+    return choice

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from training.config import TrainConfig
+from training.config import ExItConfig, TrainConfig
 from training.config import to_dict as config_dict
 from training.stats import wilson
 
@@ -98,11 +98,20 @@ def results_table(results: dict[str, tuple[int, int, int]]) -> list[str]:
     return lines
 
 
+def value_start(config: TrainConfig | ExItConfig) -> str:
+    """What an ``init_from`` run did with the file's value head (``init_value``)."""
+    if config.init_value == "keep":
+        return "its value head kept"
+    if config.init_value == "fresh":
+        return "its value head started fresh"
+    return "its value head kept unless dead (init_value: auto)"
+
+
 def warm_start_line(config: TrainConfig, pretrain: dict | None) -> str:
     """How the learner's weights started: the teacher's imitation and DAgger rounds, the
     ``init_from`` file, or none."""
     if config.init_from:
-        return f"the weights of `{config.init_from}`"
+        return f"the weights of `{config.init_from}`, {value_start(config)}"
     if not pretrain:
         return "none"
     p = config.pretrain

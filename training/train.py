@@ -45,13 +45,13 @@ from tqdm import tqdm
 
 from splut_env.encoding import LAYOUT_VERSION
 from splut_env.players.checkpoint import save_player
-from splut_env.players.network import BoardPolicy, PolicyAgent
+from splut_env.players.network import BoardPolicy, PolicyAgent, build_policy
 from training import manifest, reports
 from training.config import ConfigError, TrainConfig, load_config
 from training.config import to_dict as config_dict
 from training.evaluate import evaluate_agent
 from training.pool import SnapshotPool, opponent_kind
-from training.pretrain import start_weights, warm_start
+from training.pretrain import load_start, warm_start
 from training.sb3vec import SB3VecEnv
 from training.selfplay import SelfPlayVecEnv
 
@@ -334,9 +334,7 @@ def new_model(config: TrainConfig, vec_env: Any, run_dir: Path) -> MaskablePPO:
         device="cpu",
     )
     if config.init_from:
-        model.policy.load_state_dict(
-            start_weights(config.init_from, config.network, config.num_players)
-        )
+        load_start(model.policy, config)
     return model
 
 
@@ -375,7 +373,8 @@ def main(argv: list[str] | None = None) -> Path:
         else:
             config = load_config(args.config, args.overrides)
             if config.init_from:
-                start_weights(config.init_from, config.network, config.num_players)
+                config.init_value = load_start(build_policy(config.network), config)
+                print(f"init_from {config.init_from}: {reports.value_start(config)}")
             stamp = time.strftime("%Y%m%d-%H%M%S")
             run_dir = args.runs / f"{config.name}__seed{config.seed}__{stamp}"
             run_dir.mkdir(parents=True)
