@@ -373,7 +373,8 @@ def main(argv: list[str] | None = None) -> Path:
         else:
             config = load_config(args.config, args.overrides)
             if config.init_from:
-                config.init_value = load_start(build_policy(config.network), config)
+                probe = build_policy(config.network, ortho_init=False)  # only resolves init_value
+                config.init_value = load_start(probe, config)
                 print(f"init_from {config.init_from}: {reports.value_start(config)}")
             stamp = time.strftime("%Y%m%d-%H%M%S")
             run_dir = args.runs / f"{config.name}__seed{config.seed}__{stamp}"
