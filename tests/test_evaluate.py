@@ -10,7 +10,7 @@ import pytest
 from splut_env import rules
 from splut_env.envs.gamelog import GameHead, parse_headed_games
 from training import evaluate, replay
-from training.stats import elo_ratings, ffa_ratings, finishing_ranks, wilson
+from training.stats import elo_ratings, ffa_ratings, finishing_ranks, ladder_rating, wilson
 
 
 def test_wilson_interval_known_values():
@@ -215,3 +215,11 @@ def test_openings_are_shared_by_a_seat_rotation_and_differ_between_rotations():
     evaluate._init_worker({"a": "random", "b": "greedy"})
     _, record = evaluate.run_game(specs[0])
     assert record.start_spn == starts[0] and record.steps
+
+
+def test_ladder_rating_sits_between_the_bots_it_splits_with():
+    ladder = {"a": 0.0, "b": 400.0}
+    even = ladder_rating(ladder, {"a": (30, 0, 40), "b": (10, 0, 40)})
+    assert 0 < even < 400
+    assert ladder_rating(ladder, {"a": (40, 0, 40), "b": (40, 0, 40)}) > 400
+    assert math.isnan(ladder_rating(ladder, {"c": (1, 0, 2)}))

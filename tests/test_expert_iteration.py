@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -140,14 +139,6 @@ def test_replay_buffer_keeps_the_latest_samples(tmp_path):
     buffer.save(tmp_path / "r.npz")
     again = ex.ReplayBuffer.load(tmp_path / "r.npz", 3)
     assert again.next == buffer.next and sorted(again.data["values"]) == [2.0, 3.0, 4.0]
-
-
-def test_ladder_rating_sits_between_the_bots_it_splits_with():
-    ladder = {"a": 0.0, "b": 400.0}
-    even = ex.ladder_rating(ladder, {"a": (30, 0, 40), "b": (10, 0, 40)})
-    assert 0 < even < 400
-    assert ex.ladder_rating(ladder, {"a": (40, 0, 40), "b": (40, 0, 40)}) > 400
-    assert math.isnan(ex.ladder_rating(ladder, {"c": (1, 0, 2)}))
 
 
 @pytest.mark.parametrize(

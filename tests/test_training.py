@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
@@ -105,6 +106,10 @@ def test_shipped_configs_are_valid(config):
         ({"network": {"inputs": "rays"}}, "network.inputs must be one of planes, lines"),
         ({"opening_steps": -2}, "opening_steps must be at least 0"),
         ({"eval": {"openings": -1}}, "eval.openings must be at least 0"),
+        ({"num_players": 3, "eval": {"ladder": {"greedy": 710}}}, "eval.ladder holds 2-player"),
+        ({"eval": {"ladder": {"nobody": 1}}}, "eval.ladder: unknown bot 'nobody'"),
+        ({"eval": {"ladder": {"search:hard": 972}}}, r"none of \['search:hard'\] is in eval.bots"),
+        ({"eval": {"ladder": {"greedy": "high"}}}, "eval.ladder must map names to finite numbers"),
         ({"init_value": "new"}, "init_value must be one of auto, keep, fresh, got 'new'"),
         (
             {"init_from": "a.zip", "pretrain": {"games": 5}},
@@ -392,15 +397,26 @@ def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
     assert first.returncode == 0, first.stderr[-3000:]
     (run_dir,) = runs.iterdir()
     # Training is deterministic for a seed: a second run gives the same weights.
+    # The rating on a fixed ladder changes nothing but the reports.
+    ladder = "eval.ladder={random: 0, greedy: 710}"
     again = run_train(
         "--config",
         "configs/smoke.yaml",
         "--runs",
         str(tmp_path / "again"),
         "total_steps=256",
+        ladder,
         key=key,
     )
     assert again.returncode == 0, again.stderr[-3000:]
+    (rated,) = (tmp_path / "again").iterdir()
+    with open(rated / "eval.csv") as f:
+        ratings = [float(row["rating"]) for row in csv.DictReader(f)]
+    assert len(ratings) >= 2 and all(-2000 < r < 2710 for r in ratings)
+    assert (
+        "Rating on the fixed ladder (random 0, greedy 710): "
+        in (rated / "MODEL_CARD.md").read_text()
+    )
     weights = [
         load_agent(str(next((folder).iterdir()) / "player.zip")).policy.state_dict()
         for folder in (runs, tmp_path / "again")

@@ -131,6 +131,9 @@ class EvalConfig:
     openings: int = 0
     """Random opening steps of each pair of evaluation games (``training.evaluate
     --openings``); 0: every game from the start position."""
+    ladder: dict[str, float] = field(default_factory=dict)
+    """Fixed Elo ratings of some of ``bots`` (the README's 2-player ladder): each evaluation
+    also rates the learner on that scale from its results against them."""
 
 
 @dataclass
@@ -231,6 +234,7 @@ class TrainConfig(RunConfig):
             "pool.player_weights", self.pool.player_weights, self.num_players, "num_players"
         )
         check_names("eval.bots", self.eval.bots)
+        check_ladder(self.eval.ladder, self.eval.bots, self.num_players)
         check_names("pretrain.teacher", [self.pretrain.teacher])
         if (self.ppo.n_steps * self.n_envs) % self.ppo.batch_size:
             raise ConfigError(
@@ -506,6 +510,20 @@ def check_weights(name: str, weights: list[float], size: int, what: str) -> None
         )
     if min(weights) < 0 or sum(weights) <= 0:
         raise ConfigError(f"{name} must be non-negative with a positive sum, got {weights}")
+
+
+def check_ladder(ladder: dict[str, float], bots: list[str], num_players: int) -> None:
+    """``eval.ladder``: 2-player ratings of bots that ``eval.bots`` plays."""
+    if not ladder:
+        return
+    if num_players != 2:
+        raise ConfigError(f"eval.ladder holds 2-player ratings, but num_players is {num_players}")
+    check_names("eval.ladder", list(ladder))
+    if not set(ladder) & set(bots):
+        raise ConfigError(
+            f"eval.ladder rates the learner from its games against eval.bots, but none of "
+            f"{sorted(ladder)} is in eval.bots ({bots})"
+        )
 
 
 def check_names(name: str, bots: list[str]) -> None:

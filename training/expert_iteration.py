@@ -75,7 +75,7 @@ from training.config import ConfigError, ExItConfig, load_config
 from training.evaluate import evaluate_agent, random_opening
 from training.pretrain import load_start
 from training.reports import value_start, versions
-from training.stats import wilson
+from training.stats import ladder_rating, wilson
 
 # --- self-play (in worker processes) ---------------------------------------------------------
 
@@ -311,25 +311,6 @@ def update(
         "support_loss": support_loss.item(),
         "target_hit": hit.float().mean().item(),
     }
-
-
-def ladder_rating(ladder: dict[str, float], results: dict[str, tuple[int, int, int]]) -> float:
-    """The maximum-likelihood Elo of a player with ``results`` ``{bot: (wins, draws,
-    games)}`` against bots of fixed ratings (draws count half); NaN without rated bots."""
-    games = [(ladder[b], (w + d / 2), n) for b, (w, d, n) in results.items() if b in ladder and n]
-    if not games:
-        return math.nan
-    # Half a win and half a loss against each bot keep the estimate finite.
-    score = sum(s + 0.5 for _, s, _ in games)
-
-    def expected(r: float) -> float:
-        return sum((n + 1) / (1 + 10 ** ((b - r) / 400)) for b, _, n in games)
-
-    low, high = min(b for b, _, _ in games) - 2000, max(b for b, _, _ in games) + 2000
-    for _ in range(100):
-        mid = (low + high) / 2
-        low, high = (mid, high) if expected(mid) < score else (low, mid)
-    return (low + high) / 2
 
 
 @dataclass

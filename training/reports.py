@@ -13,7 +13,7 @@ import yaml
 
 from training.config import ExItConfig, TrainConfig
 from training.config import to_dict as config_dict
-from training.stats import wilson
+from training.stats import ladder_rating, wilson
 
 #: The distributions whose versions a run records, by the key it records them under.
 DISTRIBUTIONS = {
@@ -44,12 +44,26 @@ def write_eval_csv(path: Path, evals: list[dict]) -> None:
 
 
 def plot_learning_curve(path: Path, evals: list[dict], config: TrainConfig) -> None:
+    """Win rates against each of ``eval.bots``; with ``eval.ladder``, beside them the rating
+    on the ladder's scale, the bots' ratings drawn across."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    rated = [(row["steps"], row["rating"]) for row in evals if "rating" in row]
+    if not rated:
+        fig, ax = plt.subplots(figsize=(7, 4))
+    else:
+        fig, (ax, right) = plt.subplots(1, 2, figsize=(12, 4))
+        xs, ys = zip(*rated, strict=True)
+        right.plot(xs, ys, marker="o", color="tab:purple", label="learner")
+        for bot, elo in config.eval.ladder.items():
+            right.axhline(elo, color="grey", alpha=0.4)
+            right.annotate(bot, (xs[0], elo), fontsize=8, color="grey")
+        right.set_xlabel("learner steps")
+        right.set_ylabel("Elo on the fixed ladder")
+        right.set_title("rating against the ladder's bots")
     for bot in config.eval.bots:
         points = [(row["steps"], row[f"vs_{bot}"]) for row in evals if f"vs_{bot}" in row]
         if points:
@@ -160,6 +174,13 @@ def model_card(
         "",
         *results_table(results),
     ]
+    if config.eval.ladder:
+        rated = ", ".join(f"{bot} {elo:g}" for bot, elo in config.eval.ladder.items())
+        lines += [
+            "",
+            f"Rating on the fixed ladder ({rated}): "
+            f"{ladder_rating(config.eval.ladder, results):.0f}.",
+        ]
     config_yaml = yaml.safe_dump(config_dict(config), sort_keys=False).rstrip()
     lines += ["", "Configuration:", "", "```yaml", config_yaml, "```", ""]
     return "\n".join(lines)

@@ -1,4 +1,5 @@
-"""Statistics for evaluations: Wilson intervals, Elo (Bradley–Terry) and free-for-all ratings."""
+"""Statistics for evaluations: Wilson intervals, Elo (Bradley–Terry), a rating against a
+fixed ladder, and free-for-all ratings."""
 
 from __future__ import annotations
 
@@ -89,6 +90,25 @@ def elo_ratings(
         d[index[n]] += 1.0
         out[n] = (elo[index[n]] - base, scale * math.sqrt(max(float(d @ cov @ d), 0.0)))
     return out
+
+
+def ladder_rating(ladder: dict[str, float], results: dict[str, tuple[int, int, int]]) -> float:
+    """The maximum-likelihood Elo of a player with ``results`` ``{bot: (wins, draws,
+    games)}`` against bots of fixed ratings (draws count half); NaN without rated bots."""
+    games = [(ladder[b], (w + d / 2), n) for b, (w, d, n) in results.items() if b in ladder and n]
+    if not games:
+        return math.nan
+    # Half a win and half a loss against each bot keep the estimate finite.
+    score = sum(s + 0.5 for _, s, _ in games)
+
+    def expected(r: float) -> float:
+        return sum((n + 1) / (1 + 10 ** ((b - r) / 400)) for b, _, n in games)
+
+    low, high = min(b for b, _, _ in games) - 2000, max(b for b, _, _ in games) + 2000
+    for _ in range(100):
+        mid = (low + high) / 2
+        low, high = (mid, high) if expected(mid) < score else (low, mid)
+    return (low + high) / 2
 
 
 def finishing_ranks(num_seats: int, eliminated: Sequence[int]) -> list[int]:

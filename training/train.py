@@ -54,6 +54,7 @@ from training.pool import SnapshotPool, opponent_kind
 from training.pretrain import load_start, warm_start
 from training.sb3vec import SB3VecEnv
 from training.selfplay import SelfPlayVecEnv
+from training.stats import ladder_rating
 
 # --- seeding -----------------------------------------------------------------------------
 
@@ -247,6 +248,9 @@ class SelfPlayCallback(BaseCallback):
         for bot, (wins, _, games) in results.items():
             row[f"vs_{bot}"] = wins / games
             self.logger.record(f"eval/winrate_vs_{bot}", wins / games)
+        if self.config.eval.ladder:
+            row["rating"] = round(ladder_rating(self.config.eval.ladder, results), 1)
+            self.logger.record("eval/rating", row["rating"])
         self.state.evals.append(row)
         scores = ", ".join(f"{bot} {w}/{g}" for bot, (w, _, g) in results.items())
         self.bar.write(f"step {steps}: evaluation {scores}")
