@@ -20,6 +20,7 @@ from splut_env.envs.gym import SplutGymEnv
 from splut_env.envs.match import play_game
 from splut_env.players.checkpoint import META_NAME, WEIGHTS_NAME, CheckpointError, save_player
 from splut_env.players.network import NetworkShape, build_policy
+from training import reports
 from training.config import ConfigError, load_config, parse_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -674,3 +675,22 @@ def test_self_play_games_draw_snapshots_shape_rewards_and_report_outcomes():
                 assert rewards[i] == pytest.approx(expected, abs=1e-5)
     assert len(outcomes) >= 10 and clock["env"] > 0
     assert {-1.0, 1.0} <= set(outcomes)
+
+
+def test_stages_join_into_one_learning_curve_with_ladder_ratings(tmp_path):
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    first.write_text("steps,wall_seconds,vs_greedy\n0,1,0.25\n100,9,0.5\n")
+    second.write_text("steps,wall_seconds,vs_greedy\n64,1,0.5\n100,9,0.75\n")
+    config = parse_config({"eval": {"every": 100, "games": 4, "bots": ["greedy"],
+                                    "ladder": {"greedy": 700}}})  # fmt: skip
+    rows = reports.read_stages([first, second], config)
+    assert [r["steps"] for r in rows] == [0, 100, 200]  # the second stage's start dropped
+    ratings = [r["rating"] for r in rows]
+    assert ratings[0] < 700 < ratings[2] and abs(ratings[1] - 700) < 1
+    out = tmp_path / "curve.png"
+    reports.main(["curve", str(first), str(second), "--out", str(out),
+                  "--config", str(ROOT / "configs" / "finetune_2p_stage2.yaml")])  # fmt: skip
+    assert out.stat().st_size > 10_000
+    second.write_text("steps,vs_greedy\n100,half\n")
+    with pytest.raises(ValueError, match=r"b.csv, line 2: expected an eval.csv row"):
+        reports.read_stages([first, second], config)

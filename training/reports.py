@@ -184,3 +184,70 @@ def model_card(
     config_yaml = yaml.safe_dump(config_dict(config), sort_keys=False).rstrip()
     lines += ["", "Configuration:", "", "```yaml", config_yaml, "```", ""]
     return "\n".join(lines)
+
+
+def read_stages(paths: list[Path], config: TrainConfig) -> list[dict]:
+    """The ``eval.csv`` files of runs trained one after another, each from the network the
+    one before ended with, as one list of evaluations: each run's steps counted on from the
+    last one's, its evaluation before training dropped, and with ``eval.ladder`` a
+    ``rating`` from ``eval.games`` games per point where a row has none."""
+    rows: list[dict] = []
+    for index, path in enumerate(paths):
+        offset = rows[-1]["steps"] if rows else 0
+        with open(path, newline="") as f:
+            for line, raw in enumerate(csv.DictReader(f), start=2):
+                try:
+                    row = {k: float(v) for k, v in raw.items() if v not in ("", None)}
+                    row["steps"] = int(row["steps"])
+                except (KeyError, TypeError, ValueError) as err:
+                    raise ValueError(
+                        f"{path}, line {line}: expected an eval.csv row (steps, then win "
+                        f"rates as numbers), got {dict(raw)} ({err})"
+                    ) from None
+                if index and row["steps"] < config.eval.every:
+                    continue
+                row["steps"] += offset
+                if config.eval.ladder and "rating" not in row:
+                    games = config.eval.games
+                    results = {
+                        bot: (round(row[f"vs_{bot}"] * games), 0, games)
+                        for bot in config.eval.bots
+                        if f"vs_{bot}" in row
+                    }
+                    row["rating"] = round(ladder_rating(config.eval.ladder, results), 1)
+                rows.append(row)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m training.reports curve``: one learning curve over runs trained in stages."""
+    import argparse
+
+    from training.config import load_config
+
+    parser = argparse.ArgumentParser(prog="python -m training.reports", description=main.__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    curve = sub.add_parser("curve", help="one learning curve from the eval.csv of stages")
+    curve.add_argument("csv", nargs="+", type=Path, help="each stage's eval.csv, in order")
+    curve.add_argument("--config", type=Path, required=True, help="eval.bots, games, ladder")
+    curve.add_argument("--name", help="the title (default: the config's name)")
+    curve.add_argument("--out", type=Path, required=True, help="the .png to write")
+    args = parser.parse_args(argv)
+    for path in args.csv:
+        if not path.is_file():
+            parser.error(f"no eval.csv at {path}")
+    try:
+        config = load_config(args.config)
+        rows = read_stages(args.csv, config)
+    except ValueError as err:  # ConfigError is one
+        parser.error(str(err))
+    if not rows:
+        parser.error("the eval.csv files hold no evaluations")
+    if args.name:
+        config.name = args.name
+    plot_learning_curve(args.out, rows, config)
+    print(f"{len(rows)} evaluations, {rows[-1]['steps']:,} learner steps: {args.out}")
+
+
+if __name__ == "__main__":
+    main()
