@@ -35,9 +35,10 @@ from splut_env.players.network import PolicyAgent
 from splut_env.players.tactics import iter_turn_outcomes
 from splut_env.rules.engine import State
 
-#: Simulations per step of ``…:mcts``: 258 ms per step for the shipped 2-player network on
-#: the 2-core development machine (two games at once, one per core); the budget is 300 ms.
-DEFAULT_SIMULATIONS = 400
+#: Simulations per step of ``…:mcts``: 260 ms per step for the shipped 2-player network
+#: (6 × 64) on the 2-core development machine (two games at once, one per core); the budget
+#: is 300 ms.
+DEFAULT_SIMULATIONS = 256
 MCTS_SUFFIX = ":mcts"
 
 
