@@ -74,7 +74,7 @@ from splut_env.rules import State, from_spn
 from training.config import ConfigError, ExItConfig, load_config
 from training.evaluate import evaluate_agent, random_opening
 from training.pretrain import load_start
-from training.reports import value_start, versions
+from training.reports import plot_ladder_ratings, value_start, versions
 from training.stats import ladder_rating, wilson
 
 # --- self-play (in worker processes) ---------------------------------------------------------
@@ -482,12 +482,8 @@ def plot_curve(path: Path, state: RunState, config: ExItConfig) -> None:
     left.set_xlabel("iteration")
     left.set_ylabel("win rate of the network alone")
     left.legend()
-    right.plot(its, [row["rating"] for row in state.evals], "o-", color="tab:purple")
-    for bot, elo in config.eval.ladder.items():
-        right.axhline(elo, color="grey", alpha=0.4)
-        right.annotate(bot, (its[0] if its else 0, elo), fontsize=8, color="grey")
-    right.set_xlabel("iteration")
-    right.set_ylabel("Elo against the fixed ladder")
+    ratings = [row["rating"] for row in state.evals]
+    plot_ladder_ratings(right, its, ratings, config.eval.ladder, "iteration")
     fig.suptitle(f"{config.name}: expert iteration, {config.eval.games} games per bot per point")
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import csv
 import platform
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -43,6 +45,18 @@ def write_eval_csv(path: Path, evals: list[dict]) -> None:
         writer.writerows(evals)
 
 
+def plot_ladder_ratings(
+    ax: Any, xs: Sequence[float], ratings: Sequence[float], ladder: dict[str, float], xlabel: str
+) -> None:
+    """A learning curve's rating panel: the learner's ratings, the ladder's bots drawn across."""
+    ax.plot(xs, ratings, "o-", color="tab:purple")
+    for bot, elo in ladder.items():
+        ax.axhline(elo, color="grey", alpha=0.4)
+        ax.annotate(bot, (xs[0] if xs else 0, elo), fontsize=8, color="grey")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("Elo on the fixed ladder")
+
+
 def plot_learning_curve(path: Path, evals: list[dict], config: TrainConfig) -> None:
     """Win rates against each of ``eval.bots``; with ``eval.ladder``, beside them the rating
     on the ladder's scale, the bots' ratings drawn across."""
@@ -57,12 +71,7 @@ def plot_learning_curve(path: Path, evals: list[dict], config: TrainConfig) -> N
     else:
         fig, (ax, right) = plt.subplots(1, 2, figsize=(12, 4))
         xs, ys = zip(*rated, strict=True)
-        right.plot(xs, ys, marker="o", color="tab:purple", label="learner")
-        for bot, elo in config.eval.ladder.items():
-            right.axhline(elo, color="grey", alpha=0.4)
-            right.annotate(bot, (xs[0], elo), fontsize=8, color="grey")
-        right.set_xlabel("learner steps")
-        right.set_ylabel("Elo on the fixed ladder")
+        plot_ladder_ratings(right, xs, ys, config.eval.ladder, "learner steps")
         right.set_title("rating against the ladder's bots")
     for bot in config.eval.bots:
         points = [(row["steps"], row[f"vs_{bot}"]) for row in evals if f"vs_{bot}" in row]
