@@ -694,3 +694,17 @@ def test_stages_join_into_one_learning_curve_with_ladder_ratings(tmp_path):
     second.write_text("steps,vs_greedy\n100,half\n")
     with pytest.raises(ValueError, match=r"b.csv, line 2: expected an eval.csv row"):
         reports.read_stages([first, second], config)
+
+
+def test_curve_command_names_a_missing_or_empty_eval_csv(tmp_path, capsys):
+    config = str(ROOT / "configs" / "finetune_2p_stage2.yaml")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("steps,vs_greedy\n")
+    for path, message in [
+        (tmp_path / "none.csv", "no eval.csv at"),
+        (empty, "hold no evaluations"),
+    ]:
+        with pytest.raises(SystemExit):
+            reports.main(["curve", str(path), "--config", config, "--out", str(tmp_path / "c.png")])
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "c.png").exists()
