@@ -445,3 +445,85 @@ def test_an_unknown_expert_is_named(capsys):
     with pytest.raises(SystemExit):
         perception.main(["fit", "--data", "x.npz", "--expert-weight", "2", "--out", "x.zip"])
     assert "--expert-weight 2.0: expected a share from 0 to 1" in capsys.readouterr().err
+
+
+# --- the perception phase of self-play PPO ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def rollout():
+    """20 steps of 4 self-play games against greedy, recorded as PPO's rollout records
+    them: the positions the learner acted in, its observations and its masks."""
+    from splut_env.batched.games import BatchedGames
+    from training.config import parse_config
+    from training.train import make_vec_env
+
+    config = parse_config({"n_envs": 4, "pool": {"bots": ["greedy"], "p_latest": 0, "p_past": 0,
+                                                  "p_bots": 1}, "opening_steps": 6})  # fmt: skip
+    vec = make_vec_env(config, {"env": 0.0})
+    vec.env_method("record_positions", indices=0)
+    rng = np.random.default_rng(3)
+    observations, masks = [], []
+    obs = vec.reset()
+    for _ in range(20):
+        mask = np.stack(vec.env_method("action_masks"))
+        observations.append(obs)
+        masks.append(mask)
+        obs, _, _, _ = vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+    positions = vec.env_method("take_positions", indices=0)[0]
+    states = BatchedGames(1, 2)
+    rebuilt = []
+    for row in positions.reshape(-1, positions.shape[-1]):
+        states.games[0] = row
+        rebuilt.append(states.state(0))
+    return positions, np.stack(observations), np.stack(masks).astype(np.float32), rebuilt
+
+
+def test_self_play_records_the_positions_the_learner_acted_in(rollout):
+    positions, observations, masks, states = rollout
+    assert positions.shape[:2] == (20, 4)
+    flat_obs, flat_masks = observations.reshape(80, *observations.shape[2:]), masks.reshape(80, -1)
+    for k, state in enumerate(states):
+        seat = state.to_move
+        assert np.array_equal(observation_planes(state, seat, 200), flat_obs[k])
+        assert np.array_equal(action_mask(state, seat), flat_masks[k] > 0)
+
+
+def test_rollout_samples_are_the_critical_positions_with_the_shields_tiers(rollout):
+    positions, observations, masks, states = rollout
+    samples = perception.rollout_samples(
+        positions, observations, masks, 1.0, np.random.default_rng(0)
+    )
+    expected = []
+    for k, state in enumerate(states):
+        tiers = np.empty(NUM_ACTIONS, np.int8)
+        CompiledTactics().labels(state, tiers)
+        legal = tiers[tiers > -2]
+        if legal.min() < legal.max():
+            expected.append((k, tiers))
+    assert 0 < len(expected) < len(states)
+    assert np.array_equal(samples["tiers"], np.stack([t for _, t in expected]))
+    flat = observations.reshape(len(states), *observations.shape[2:])
+    assert np.array_equal(samples["planes"], flat[[k for k, _ in expected]])
+    assert np.array_equal(samples["masks"], samples["tiers"] > -2)
+    some = perception.rollout_samples(positions, observations, masks, 0.3, np.random.default_rng(0))
+    assert len(some["tiers"]) < len(expected)
+
+
+def test_the_perception_phase_moves_the_policy_towards_the_best_tier(labelled):
+    critical = perception.critical_rows(labelled["tiers"])
+    samples = {k: labelled[k][critical] for k in ("planes", "turns", "masks", "tiers", "values")}
+    torch.manual_seed(2)
+    policy = build_policy(STEPS)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=3e-3)
+    rng = np.random.default_rng(0)
+    phases = [
+        perception.perception_phase(policy, optimizer, samples, 4, 33, 1.0, rng) for _ in range(6)
+    ]
+    assert {phase["positions"] for phase in phases} == {int(critical.sum())}
+    assert phases[-1]["best_tier_share"] > phases[0]["best_tier_share"] + 0.1
+    assert phases[-1]["support_loss"] < phases[0]["support_loss"]
+    empty = {k: v[:0] for k, v in samples.items()}
+    assert perception.perception_phase(policy, optimizer, empty, 1, 64, 1.0, rng) == {
+        "positions": 0
+    }

@@ -53,6 +53,7 @@ def tiny_checkpoint(tmp_path_factory, tiny_policy) -> Path:
         "smoke",
         "finetune_2p",
         "finetune_2p_stage2",
+        "perception_ppo_2p",
     ],
 )
 def test_shipped_configs_are_valid(config):
@@ -112,6 +113,11 @@ def test_shipped_configs_are_valid(config):
         ({"eval": {"ladder": {"search:hard": 972}}}, r"none of \['search:hard'\] is in eval.bots"),
         ({"eval": {"ladder": {"greedy": "high"}}}, "eval.ladder must map names to finite numbers"),
         ({"init_value": "new"}, "init_value must be one of auto, keep, fresh, got 'new'"),
+        ({"perception": {"fraction": 1.5}}, "perception.fraction must be between 0 and 1"),
+        ({"perception": {"epochs": 0}}, "perception.epochs must be at least 1"),
+        ({"perception": {"learning_rate": 0}}, "perception.learning_rate must be positive"),
+        ({"perception": {"support_weight": -1}}, "perception.support_weight must be at least 0"),
+        ({"perception": {"fractions": 1}}, "unknown field 'perception.fractions'"),
         (
             {"init_from": "a.zip", "pretrain": {"games": 5}},
             r"init_from \('a.zip'\) starts from a trained network: set "
@@ -467,6 +473,31 @@ def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
     assert pool["labels"][0] == "self@0" and "self@384" in pool["labels"]
     agent = load_agent(str(run_dir / "player.zip"))
     assert agent.meta["steps"] == 512 and agent.meta["run"] == "smoke"
+
+
+def test_smoke_training_with_a_perception_phase_after_every_update(tmp_path):
+    runs = tmp_path / "runs"
+    result = run_train(
+        "--config",
+        "configs/smoke.yaml",
+        "--runs",
+        str(runs),
+        "total_steps=256",
+        "perception.fraction=1.0",
+        key=tmp_path / "run.key",
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run_dir,) = runs.iterdir()
+    state = json.loads((run_dir / "checkpoints" / "step_0000000256" / "trainer.json").read_text())
+    assert state["time_split"]["perception"] > 0
+    assert "perception phases (tier labels and fits)" in (run_dir / "MODEL_CARD.md").read_text()
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    (folder,) = {path.parent for path in (run_dir / "tb").rglob("events.out.tfevents.*")}
+    scalars = EventAccumulator(str(folder))
+    scalars.Reload()
+    positions = [e.value for e in scalars.Scalars("perception/positions")]
+    assert positions and all(p > 0 for p in positions)
 
 
 def test_train_command_line_errors():

@@ -137,6 +137,22 @@ class EvalConfig:
 
 
 @dataclass
+class PerceptionConfig:
+    fraction: float = 0.0
+    """Share of each PPO rollout's positions labelled with the shield's tiers for a
+    perception phase after the next update (0: no phase). Each costs about 3 ms."""
+    epochs: int = 1
+    """Passes over a rollout's critical labelled positions in its phase."""
+    batch_size: int = 256
+    learning_rate: float = 1e-4
+    """Of the phase's own Adam optimizer (not saved in checkpoints: a resumed run starts a
+    fresh one)."""
+    support_weight: float = 1.0
+    """Weight of minus the log of the policy's mass on the best tier, beside the
+    cross-entropy to the policy narrowed to it."""
+
+
+@dataclass
 class RunConfig:
     """What every trainer's config starts with (checked by :func:`check_run`)."""
 
@@ -176,6 +192,9 @@ class TrainConfig(RunConfig):
     reward: RewardConfig = field(default_factory=RewardConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    perception: PerceptionConfig = field(default_factory=PerceptionConfig)
+    """A phase after every PPO update that fits the policy to the shield's best tier on the
+    critical positions its rollout reached (:func:`training.perception.perception_phase`)."""
 
     def check(self) -> None:
         """Range checks across fields; raises :class:`ConfigError`."""
@@ -185,6 +204,8 @@ class TrainConfig(RunConfig):
         check_positive(
             [
                 ("total_steps", self.total_steps),
+                ("perception.epochs", self.perception.epochs),
+                ("perception.batch_size", self.perception.batch_size),
                 ("n_envs", self.n_envs),
                 ("checkpoint_every", self.checkpoint_every),
                 ("pool.snapshot_every", self.pool.snapshot_every),
@@ -230,6 +251,19 @@ class TrainConfig(RunConfig):
             )
         if self.reward.shaping < 0:
             raise ConfigError(f"reward.shaping must be at least 0, got {self.reward.shaping}")
+        perception = self.perception
+        if not 0 <= perception.fraction <= 1:
+            raise ConfigError(
+                f"perception.fraction must be between 0 and 1, got {perception.fraction}"
+            )
+        if perception.learning_rate <= 0:
+            raise ConfigError(
+                f"perception.learning_rate must be positive, got {perception.learning_rate}"
+            )
+        if perception.support_weight < 0:
+            raise ConfigError(
+                f"perception.support_weight must be at least 0, got {perception.support_weight}"
+            )
         check_weights(
             "pool.player_weights", self.pool.player_weights, self.num_players, "num_players"
         )

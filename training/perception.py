@@ -41,13 +41,14 @@ import torch
 from tqdm import tqdm
 
 from splut_env.batched.bots import BatchedBot
-from splut_env.batched.shield import CompiledTactics
+from splut_env.batched.shield import CompiledTactics, new_memo, tier_labels
 from splut_env.common.files import read_text
 from splut_env.encoding import (
     MIRROR_ACTION,
     NUM_ACTIONS,
     OBS_SHAPE,
     PLANE_ROCKS,
+    PLANE_TURN,
     action_mask,
     action_to_step_id,
     mirror_mean,
@@ -210,6 +211,13 @@ def reflect(batch: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndar
     return out
 
 
+def critical_rows(tiers: np.ndarray) -> np.ndarray:
+    """Which positions are critical: some legal step is in a lower tier than the best
+    (``tiers`` as :func:`~splut_env.batched.shield.tier_labels` writes them, -2 not legal)."""
+    tiers = tiers.astype(np.int64)
+    return np.where(tiers > -2, tiers, 99).min(1) < tiers.max(1)
+
+
 def best_tier(batch: dict[str, np.ndarray]) -> torch.Tensor:
     """Each position's steps of its best tier."""
     tiers = torch.as_tensor(batch["tiers"].astype(np.int64))
@@ -313,9 +321,8 @@ def score(policy: Any, data: dict[str, np.ndarray], mirror: bool = False) -> dic
     tier kills and where it is safe. With ``mirror``, the step of :func:`logits_of`'s mean."""
     policy.set_training_mode(False)
     tiers = data["tiers"].astype(np.int64)
-    legal = tiers > -2
     best = tiers.max(1)
-    critical = np.where(legal, tiers, 99).min(1) < best
+    critical = critical_rows(tiers)
     chosen = np.empty(len(best), np.int64)
     for start in range(0, len(best), 1024):
         batch = {k: v[start : start + 1024] for k, v in data.items()}
@@ -427,6 +434,77 @@ def format_score(name: str, result: dict[str, Any]) -> str:
         for r in [result[key]]
     ]
     return f"{name}: " + ", ".join(parts)
+
+
+# --- the perception phase of self-play PPO (training.train, config section perception) -------
+
+
+def rollout_samples(
+    positions: np.ndarray,
+    observations: np.ndarray,
+    masks: np.ndarray,
+    fraction: float,
+    rng: np.random.Generator,
+) -> dict[str, np.ndarray]:
+    """The critical positions among a random ``fraction`` of a PPO rollout's, with their
+    tier labels: ``positions`` are the batched engine's game rows the learner acted in
+    (``[n_steps, n_envs, row]``, :meth:`training.selfplay.SelfPlayVecEnv.take_positions`),
+    ``observations`` and ``masks`` the rollout buffer's for the same steps."""
+    rows = positions.reshape(-1, positions.shape[-1])
+    chosen = np.flatnonzero(rng.random(len(rows)) < fraction)
+    tiers = np.empty((len(chosen), NUM_ACTIONS), dtype=np.int8)
+    for k, index in enumerate(chosen.tolist()):
+        tier_labels(np.ascontiguousarray(rows[index]), tiers[k], new_memo())
+    keep = chosen[critical_rows(tiers)]
+    planes = observations.reshape(len(rows), *OBS_SHAPE)[keep]
+    return {
+        "planes": planes,
+        "turns": planes[:, PLANE_TURN, 0, 0].copy(),
+        "masks": masks.reshape(len(rows), NUM_ACTIONS)[keep] > 0,
+        "tiers": tiers[critical_rows(tiers)],
+        "values": np.zeros(len(keep), dtype=np.float32),
+    }
+
+
+def perception_phase(
+    policy: Any,
+    optimizer: torch.optim.Optimizer,
+    samples: dict[str, np.ndarray],
+    epochs: int,
+    batch_size: int,
+    support_weight: float,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """Fit ``policy`` on ``samples`` (:func:`rollout_samples`) to its own policy as it is
+    now narrowed to each position's best tier (:func:`targets_of`), plus ``support_weight``
+    times minus the log of its mass on that tier: as ``fit --teacher`` does with the network
+    itself as the teacher, on the positions its own play has just reached. Returns the share
+    of positions whose likeliest step was in the best tier before the phase, and the mean
+    losses."""
+    count = len(samples["values"])
+    if not count:
+        return {"positions": 0}
+    targets = targets_of(samples, policy)
+    logits = logits_of(policy, samples).masked_fill(~torch.as_tensor(samples["masks"]), -torch.inf)
+    best = targets.gather(1, logits.argmax(1, keepdim=True)) > 0
+    samples = {**samples, "targets": targets.numpy()}
+    policy.set_training_mode(True)
+    totals = {"policy_loss": 0.0, "support_loss": 0.0}
+    updates = 0
+    for _ in range(epochs):
+        order = rng.permutation(count)
+        for start in range(0, count, batch_size):
+            batch = {k: v[order[start : start + batch_size]] for k, v in samples.items()}
+            losses = update(policy, optimizer, batch, 0.0, support_weight)
+            for key in totals:
+                totals[key] += losses[key]
+            updates += 1
+    policy.set_training_mode(False)
+    return {
+        "positions": count,
+        "best_tier_share": best.float().mean().item(),
+        **{key: value / updates for key, value in totals.items()},
+    }
 
 
 # --- command line ---------------------------------------------------------------------------

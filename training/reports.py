@@ -89,17 +89,19 @@ def plot_learning_curve(path: Path, evals: list[dict], config: TrainConfig) -> N
     plt.close(fig)
 
 
-#: The parts of a run's time split (``time_split`` in the run state), as the card names them.
+#: The parts of a run's time split (``time_split`` in the run state), as the card names them;
+#: a run has ``perception`` only with perception phases.
 TIME_PARTS = {
     "env": "games (rules, opponents, shaping)",
     "inference": "learner's policy inference and rollout bookkeeping",
     "learn": "PPO updates",
     "evaluate": "periodic evaluations and checkpoints",
+    "perception": "perception phases (tier labels and fits)",
 }
 
 
 def time_split_line(split: dict[str, float]) -> str:
-    """Where the self-play time went, as shares of the four parts of ``split``."""
+    """Where the self-play time went, as shares of the parts of ``split``."""
     total = sum(split.values()) or 1.0
     return ", ".join(f"{TIME_PARTS[k]} {100 * v / total:.0f}%" for k, v in split.items())
 

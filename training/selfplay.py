@@ -7,7 +7,9 @@ snapshot (``p_latest``), an older snapshot (``p_past``, uniformly) or a bot (``p
 ``bot_weights``); the learner's player index is drawn by ``player_weights`` (uniform when
 empty). Snapshots play batched: one forward pass per snapshot for every game where it is to
 move. When a game ends, ``infos["final_info"]`` holds its ``outcome`` (the learner's final
-reward, before shaping) and its ``opponents`` (snapshot labels or bot names).
+reward, before shaping) and its ``opponents`` (snapshot labels or bot names). After
+:meth:`~SelfPlayVecEnv.record_positions`, every step keeps the positions the learner acted
+in (the batched engine's game rows), for labelling them afterwards.
 """
 
 from __future__ import annotations
@@ -56,6 +58,25 @@ class SelfPlayVecEnv(SplutVectorEnv):
         self._bot_slots = [self._slot(name, make_agent(name)) for name in pool.bots]
         self._labels = np.full((self.num_envs, num_players - 1), "", dtype=object)
         self._phi = np.zeros(self.num_envs)
+        self._positions: list[np.ndarray] | None = None
+
+    def record_positions(self) -> None:
+        """From now on keep, at every step, the game rows the learner's actions were chosen
+        in (:meth:`take_positions`)."""
+        self._positions = []
+
+    def take_positions(self) -> np.ndarray:
+        """The rows kept since the last call, ``int64[steps, num_envs, row]``; starts afresh."""
+        if self._positions is None:
+            raise RuntimeError("take_positions() needs record_positions() first")
+        width = self.games.games.shape[1]
+        rows = (
+            np.stack(self._positions)
+            if self._positions
+            else np.empty((0, self.num_envs, width), np.int64)
+        )
+        self._positions = []
+        return rows
 
     def set_pool(self, snapshots: Sequence[Snapshot]) -> None:
         """Take the current pool (weights are only loaded for new snapshots); games pick
@@ -106,6 +127,8 @@ class SelfPlayVecEnv(SplutVectorEnv):
 
     def step(self, actions: Any):
         labels = self._labels.copy()
+        if self._positions is not None:
+            self._positions.append(self.games.games.copy())
         obs, rewards, terminated, truncated, infos = super().step(actions)
         done = terminated | truncated
         if self.shaping:

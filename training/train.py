@@ -46,7 +46,7 @@ from tqdm import tqdm
 from splut_env.encoding import LAYOUT_VERSION
 from splut_env.players.checkpoint import save_player
 from splut_env.players.network import BoardPolicy, PolicyAgent, build_policy
-from training import manifest, reports
+from training import manifest, perception, reports
 from training.config import ConfigError, TrainConfig, load_config
 from training.config import to_dict as config_dict
 from training.evaluate import evaluate_agent
@@ -84,7 +84,7 @@ class RunState:
     pretrain: dict[str, Any] | None = None
     """The warm start's metrics (teacher agreement, samples per stage), if there was one."""
     time_split: dict[str, float] = field(
-        default_factory=lambda: dict.fromkeys(reports.TIME_PARTS, 0.0)
+        default_factory=lambda: {k: 0.0 for k in reports.TIME_PARTS if k != "perception"}
     )
     """Seconds spent in each part of self-play (:data:`training.reports.TIME_PARTS`)."""
     time_split_from: int = 0
@@ -172,6 +172,9 @@ class SelfPlayCallback(BaseCallback):
         self.last_checkpoint = -1
         self.mark = time.perf_counter()
         self.bar: Any = None
+        self.perception_samples: dict[str, np.ndarray] | None = None
+        self.perception_optimizer: torch.optim.Optimizer | None = None
+        self.perception_rng = np.random.default_rng([config.seed, state.steps])
 
     def request_stop(self, signum: int, _frame: Any) -> None:
         print(f"\nsignal {signum}: saving a checkpoint and stopping", flush=True)
@@ -182,7 +185,8 @@ class SelfPlayCallback(BaseCallback):
 
     def _lap(self, key: str) -> None:
         now = time.perf_counter()
-        self.state.time_split[key] += now - self.mark
+        split = self.state.time_split
+        split[key] = split.get(key, 0.0) + now - self.mark
         self.mark = now
 
     def _on_training_start(self) -> None:
@@ -195,10 +199,15 @@ class SelfPlayCallback(BaseCallback):
             desc="training",
             dynamic_ncols=True,
         )
+        if self.config.perception.fraction > 0:
+            self.training_env.env_method("record_positions", indices=0)
 
     def _on_rollout_start(self) -> None:
         self._lap("learn")
         self.clock["env"] = 0.0
+        if self.perception_samples is not None:
+            self.perception_phase(self.perception_samples)
+            self.perception_samples = None
 
     def _on_step(self) -> bool:
         config, state = self.config, self.state
@@ -240,6 +249,42 @@ class SelfPlayCallback(BaseCallback):
                 rate = sum(o > 0 for o in outcomes) / len(outcomes)
                 self.logger.record(f"winrate_member/{label}", rate)
         self.bar.set_postfix_str(" ".join(f"{k}:{100 * v:.0f}%" for k, v in rates.items()))
+        if self.config.perception.fraction > 0:
+            self.label_rollout()
+
+    def label_rollout(self) -> None:
+        """Label a share of the rollout's positions with the shield's tiers, for the
+        perception phase after PPO's update."""
+        positions = self.training_env.env_method("take_positions", indices=0)[0]
+        buffer = self.model.rollout_buffer
+        if len(positions) == buffer.buffer_size and buffer.full:
+            self.perception_samples = perception.rollout_samples(
+                positions,
+                buffer.observations,
+                buffer.action_masks,
+                self.config.perception.fraction,
+                self.perception_rng,
+            )
+        self._lap("perception")
+
+    def perception_phase(self, samples: dict[str, np.ndarray]) -> None:
+        """Fit the policy to the best tier of the last rollout's critical positions."""
+        cfg = self.config.perception
+        if self.perception_optimizer is None:
+            params = self.model.policy.parameters()
+            self.perception_optimizer = torch.optim.Adam(params, lr=cfg.learning_rate)
+        metrics = perception.perception_phase(
+            self.model.policy,
+            self.perception_optimizer,
+            samples,
+            cfg.epochs,
+            cfg.batch_size,
+            cfg.support_weight,
+            self.perception_rng,
+        )
+        for key, value in metrics.items():
+            self.logger.record(f"perception/{key}", value)
+        self._lap("perception")
 
     def evaluate(self, steps: int) -> None:
         self._lap("inference")
