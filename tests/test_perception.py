@@ -517,13 +517,10 @@ def test_the_perception_phase_moves_the_policy_towards_the_best_tier(labelled):
     policy = build_policy(STEPS)
     optimizer = torch.optim.Adam(policy.parameters(), lr=3e-3)
     rng = np.random.default_rng(0)
-    phases = [
-        perception.perception_phase(policy, optimizer, samples, 4, 33, 1.0, rng) for _ in range(6)
-    ]
+    phases = [perception.perception_phase(policy, optimizer, samples, 4, 33, rng) for _ in range(6)]
     assert {phase["positions"] for phase in phases} == {int(critical.sum())}
     assert phases[-1]["best_tier_share"] > phases[0]["best_tier_share"] + 0.1
-    assert phases[-1]["support_loss"] < phases[0]["support_loss"]
+    assert phases[-1]["loss"] < phases[0]["loss"]
+    assert phases[-1]["entropy"] < phases[0]["entropy"]
     empty = {k: v[:0] for k, v in samples.items()}
-    assert perception.perception_phase(policy, optimizer, empty, 1, 64, 1.0, rng) == {
-        "positions": 0
-    }
+    assert perception.perception_phase(policy, optimizer, empty, 1, 64, rng) == {"positions": 0}

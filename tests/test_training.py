@@ -115,8 +115,7 @@ def test_shipped_configs_are_valid(config):
         ({"init_value": "new"}, "init_value must be one of auto, keep, fresh, got 'new'"),
         ({"perception": {"fraction": 1.5}}, "perception.fraction must be between 0 and 1"),
         ({"perception": {"epochs": 0}}, "perception.epochs must be at least 1"),
-        ({"perception": {"learning_rate": 0}}, "perception.learning_rate must be positive"),
-        ({"perception": {"support_weight": -1}}, "perception.support_weight must be at least 0"),
+        ({"perception": {"batch_size": 0}}, "perception.batch_size must be at least 1"),
         ({"perception": {"fractions": 1}}, "unknown field 'perception.fractions'"),
         (
             {"init_from": "a.zip", "pretrain": {"games": 5}},

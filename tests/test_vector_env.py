@@ -186,6 +186,22 @@ def test_games_start_from_their_own_seeded_random_openings(players):
     assert all(envs.spn(int(i)) != start for i in restarted)
 
 
+def test_a_game_that_ends_before_the_learners_first_step_is_drawn_again():
+    """From 4 random steps, greedy sometimes kills the learner's wizard before it has
+    stepped (21 times in these 6,400 steps when such games were kept): every game the
+    learner is asked to act in has a legal step."""
+    env = SplutVectorEnv(num_envs=64, opponents="greedy", opening_steps=4)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        masks = env.action_masks()
+        assert masks.any(axis=1).all()
+        assert (env.games.to_move() == env.seat).all()
+        _, _, _, _, infos = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        if "final_info" in infos:
+            assert not infos["final_info"]["illegal_action"].any()
+
+
 def test_bad_actions_and_options_are_named():
     envs = SplutVectorEnv(2)
     envs.reset(seed=0)

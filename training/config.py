@@ -139,17 +139,12 @@ class EvalConfig:
 @dataclass
 class PerceptionConfig:
     fraction: float = 0.0
-    """Share of each PPO rollout's positions labelled with the shield's tiers for a
-    perception phase after the next update (0: no phase). Each costs about 3 ms."""
+    """Share of each PPO rollout's positions labelled with the shield's tiers (about 3 ms
+    each) for a perception phase after the next update (0: no phase)."""
     epochs: int = 1
-    """Passes over a rollout's critical labelled positions in its phase."""
+    """Passes over a rollout's critical labelled positions in its phase (minibatch steps of
+    PPO's own Adam optimizer, at its learning rate)."""
     batch_size: int = 256
-    learning_rate: float = 1e-4
-    """Of the phase's own Adam optimizer (not saved in checkpoints: a resumed run starts a
-    fresh one)."""
-    support_weight: float = 1.0
-    """Weight of minus the log of the policy's mass on the best tier, beside the
-    cross-entropy to the policy narrowed to it."""
 
 
 @dataclass
@@ -193,7 +188,7 @@ class TrainConfig(RunConfig):
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     perception: PerceptionConfig = field(default_factory=PerceptionConfig)
-    """A phase after every PPO update that fits the policy to the shield's best tier on the
+    """A phase after every PPO update that fits the policy to the shield's choice on the
     critical positions its rollout reached (:func:`training.perception.perception_phase`)."""
 
     def check(self) -> None:
@@ -251,18 +246,9 @@ class TrainConfig(RunConfig):
             )
         if self.reward.shaping < 0:
             raise ConfigError(f"reward.shaping must be at least 0, got {self.reward.shaping}")
-        perception = self.perception
-        if not 0 <= perception.fraction <= 1:
+        if not 0 <= self.perception.fraction <= 1:
             raise ConfigError(
-                f"perception.fraction must be between 0 and 1, got {perception.fraction}"
-            )
-        if perception.learning_rate <= 0:
-            raise ConfigError(
-                f"perception.learning_rate must be positive, got {perception.learning_rate}"
-            )
-        if perception.support_weight < 0:
-            raise ConfigError(
-                f"perception.support_weight must be at least 0, got {perception.support_weight}"
+                f"perception.fraction must be between 0 and 1, got {self.perception.fraction}"
             )
         check_weights(
             "pool.player_weights", self.pool.player_weights, self.num_players, "num_players"

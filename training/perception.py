@@ -455,14 +455,14 @@ def rollout_samples(
     tiers = np.empty((len(chosen), NUM_ACTIONS), dtype=np.int8)
     for k, index in enumerate(chosen.tolist()):
         tier_labels(np.ascontiguousarray(rows[index]), tiers[k], new_memo())
-    keep = chosen[critical_rows(tiers)]
-    planes = observations.reshape(len(rows), *OBS_SHAPE)[keep]
+    critical = critical_rows(tiers)
+    planes = observations.reshape(len(rows), *OBS_SHAPE)[chosen[critical]]
     return {
         "planes": planes,
         "turns": planes[:, PLANE_TURN, 0, 0].copy(),
-        "masks": masks.reshape(len(rows), NUM_ACTIONS)[keep] > 0,
-        "tiers": tiers[critical_rows(tiers)],
-        "values": np.zeros(len(keep), dtype=np.float32),
+        "masks": masks.reshape(len(rows), NUM_ACTIONS)[chosen[critical]] > 0,
+        "tiers": tiers[critical],
+        "values": np.zeros(len(planes), dtype=np.float32),
     }
 
 
@@ -472,38 +472,40 @@ def perception_phase(
     samples: dict[str, np.ndarray],
     epochs: int,
     batch_size: int,
-    support_weight: float,
     rng: np.random.Generator,
 ) -> dict[str, float]:
-    """Fit ``policy`` on ``samples`` (:func:`rollout_samples`) to its own policy as it is
-    now narrowed to each position's best tier (:func:`targets_of`), plus ``support_weight``
-    times minus the log of its mass on that tier: as ``fit --teacher`` does with the network
-    itself as the teacher, on the positions its own play has just reached. Returns the share
-    of positions whose likeliest step was in the best tier before the phase, and the mean
-    losses."""
+    """Fit ``policy`` on ``samples`` (:func:`rollout_samples`) to the step the shield would
+    let it take: its likeliest step, as it is now, within each position's best tier
+    (cross-entropy). Returns the number of positions, the share whose likeliest step was
+    already in the best tier, the policy's mean entropy on them (both before the phase) and
+    the mean loss.
+
+    The target is that one step rather than the policy narrowed to the tier: fitted to the
+    narrowed policy, the policy spread its mass over more steps everywhere (its entropy in
+    self-play rose from 0.4 to 0.7 in 40,000 steps, against 0.5 without the phase)."""
     count = len(samples["values"])
     if not count:
         return {"positions": 0}
-    targets = targets_of(samples, policy)
     logits = logits_of(policy, samples).masked_fill(~torch.as_tensor(samples["masks"]), -torch.inf)
-    best = targets.gather(1, logits.argmax(1, keepdim=True)) > 0
-    samples = {**samples, "targets": targets.numpy()}
+    best = best_tier(samples)
+    choice = logits.masked_fill(~best, -torch.inf).argmax(1)
+    entropy = torch.special.entr(torch.softmax(logits, 1)).sum(1)
+    targets = torch.nn.functional.one_hot(choice, NUM_ACTIONS).float().numpy()
+    samples = {**samples, "targets": targets}
     policy.set_training_mode(True)
-    totals = {"policy_loss": 0.0, "support_loss": 0.0}
-    updates = 0
+    total, updates = 0.0, 0
     for _ in range(epochs):
         order = rng.permutation(count)
         for start in range(0, count, batch_size):
             batch = {k: v[order[start : start + batch_size]] for k, v in samples.items()}
-            losses = update(policy, optimizer, batch, 0.0, support_weight)
-            for key in totals:
-                totals[key] += losses[key]
+            total += update(policy, optimizer, batch, 0.0)["policy_loss"]
             updates += 1
     policy.set_training_mode(False)
     return {
         "positions": count,
-        "best_tier_share": best.float().mean().item(),
-        **{key: value / updates for key, value in totals.items()},
+        "best_tier_share": best.gather(1, logits.argmax(1, keepdim=True)).float().mean().item(),
+        "entropy": entropy.mean().item(),
+        "loss": total / updates,
     }
 
 

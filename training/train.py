@@ -173,7 +173,6 @@ class SelfPlayCallback(BaseCallback):
         self.mark = time.perf_counter()
         self.bar: Any = None
         self.perception_samples: dict[str, np.ndarray] | None = None
-        self.perception_optimizer: torch.optim.Optimizer | None = None
         self.perception_rng = np.random.default_rng([config.seed, state.steps])
 
     def request_stop(self, signum: int, _frame: Any) -> None:
@@ -269,18 +268,9 @@ class SelfPlayCallback(BaseCallback):
 
     def perception_phase(self, samples: dict[str, np.ndarray]) -> None:
         """Fit the policy to the best tier of the last rollout's critical positions."""
-        cfg = self.config.perception
-        if self.perception_optimizer is None:
-            params = self.model.policy.parameters()
-            self.perception_optimizer = torch.optim.Adam(params, lr=cfg.learning_rate)
+        cfg, policy = self.config.perception, self.model.policy
         metrics = perception.perception_phase(
-            self.model.policy,
-            self.perception_optimizer,
-            samples,
-            cfg.epochs,
-            cfg.batch_size,
-            cfg.support_weight,
-            self.perception_rng,
+            policy, policy.optimizer, samples, cfg.epochs, cfg.batch_size, self.perception_rng
         )
         for key, value in metrics.items():
             self.logger.record(f"perception/{key}", value)

@@ -41,6 +41,10 @@ from splut_env.players import make_agent
 from splut_env.rules.board import SEATS_IN_PLAY
 from splut_env.rules.notation import quote
 
+#: Draws of a game's opening and opponents before :meth:`SplutVectorEnv.reset` gives up on
+#: a game that keeps ending before its learner's first step.
+START_TRIES = 100
+
 
 class SplutVectorEnv(VectorEnv):
     """``num_envs`` Splut! games, each from its learner's point of view.
@@ -179,7 +183,23 @@ class SplutVectorEnv(VectorEnv):
         return self._obs.copy(), self._infos()
 
     def _start(self, rows: np.ndarray, learner_player: int | None) -> None:
-        """New games in ``rows``, played up to their learner's first step."""
+        """New games in ``rows``, played up to their learner's first step. A game that ends
+        before it (the opponents kill the learner's wizard straight from a random opening)
+        is drawn again: an agent is never asked to act without a legal step."""
+        g = self.games.games
+        pending = rows
+        for _ in range(START_TRIES):
+            self._start_once(pending, learner_player)
+            out = g[pending, K.POS + 3 * self.seat[pending]] < 0
+            pending = pending[(g[pending, K.TO_MOVE] < 0) | out]
+            if not pending.size:
+                return
+        raise RuntimeError(
+            f"games {pending.tolist()} ended before their learner's first step in "
+            f"{START_TRIES} draws of their opening and opponents"
+        )
+
+    def _start_once(self, rows: np.ndarray, learner_player: int | None) -> None:
         n = self.num_players
         if learner_player is None:
             players = self.choose_players(rows)
