@@ -267,7 +267,7 @@ class SelfPlayCallback(BaseCallback):
         self._lap("perception")
 
     def perception_phase(self, samples: dict[str, np.ndarray]) -> None:
-        """Fit the policy to the best tier of the last rollout's critical positions."""
+        """Fit the policy to the shield's choice on the last rollout's critical positions."""
         cfg, policy = self.config.perception, self.model.policy
         metrics = perception.perception_phase(
             policy, policy.optimizer, samples, cfg.epochs, cfg.batch_size, self.perception_rng
