@@ -456,11 +456,12 @@ def rollout_samples(
     for k, index in enumerate(chosen.tolist()):
         tier_labels(np.ascontiguousarray(rows[index]), tiers[k], new_memo())
     critical = critical_rows(tiers)
-    planes = observations.reshape(len(rows), *OBS_SHAPE)[chosen[critical]]
+    kept = chosen[critical]
+    planes = observations.reshape(len(rows), *OBS_SHAPE)[kept]
     return {
         "planes": planes,
         "turns": planes[:, PLANE_TURN, 0, 0].copy(),
-        "masks": masks.reshape(len(rows), NUM_ACTIONS)[chosen[critical]] > 0,
+        "masks": masks.reshape(len(rows), NUM_ACTIONS)[kept] > 0,
         "tiers": tiers[critical],
         "values": np.zeros(len(planes), dtype=np.float32),
     }
