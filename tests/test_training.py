@@ -43,22 +43,25 @@ def tiny_checkpoint(tmp_path_factory, tiny_policy) -> Path:
     return save_player(tiny_policy, path, TINY, num_players=2, max_turns=200, steps=0)
 
 
-@pytest.mark.parametrize(
-    "config",
-    [
-        "default",
-        "strong_2p",
-        "three_players",
-        "four_players",
-        "smoke",
-        "finetune_2p",
-        "finetune_2p_stage2",
-        "perception_ppo_2p",
-    ],
+# The configs of the other trainers, loaded by their own tests (test_expert_iteration.py,
+# test_rllib.py); every other file in configs/ is a PPO config.
+OTHER_TRAINERS = {"exit_2p", "shield_2p", "rllib_2p"}
+PPO_CONFIGS = sorted(
+    path.stem for path in (ROOT / "configs").glob("*.yaml") if path.stem not in OTHER_TRAINERS
 )
+
+
+@pytest.mark.parametrize("config", PPO_CONFIGS)
 def test_shipped_configs_are_valid(config):
     cfg = load_config(ROOT / "configs" / f"{config}.yaml")
     assert cfg.total_steps > 0
+    if cfg.init_from:  # a warm start names a file shipped with the project
+        assert (ROOT / cfg.init_from).is_file(), cfg.init_from
+
+
+def test_every_ppo_config_is_checked():
+    assert {"default", "smoke", "finetune_2p_stage4"} <= set(PPO_CONFIGS)
+    assert len(PPO_CONFIGS) >= 11
 
 
 @pytest.mark.parametrize(
