@@ -444,8 +444,10 @@ def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
     state = json.loads((checkpoint / "trainer.json").read_text())
     assert state["steps"] == 256
     assert sorted(json.loads((checkpoint / "manifest.json").read_text())["files"]) == [
-        "model.zip", "pool.json", "pool.safetensors", "trainer.json"
+        "model.zip", "player.zip", "pool.json", "pool.safetensors", "trainer.json"
     ]  # fmt: skip
+    # Each checkpoint holds its policy as a player file.
+    assert load_agent(str(checkpoint / "player.zip")).meta["steps"] == 256
 
     # A run folder signed with another key (written elsewhere), or changed since, is refused
     # before anything is unpickled.
@@ -475,6 +477,45 @@ def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
     assert pool["labels"][0] == "self@0" and "self@384" in pool["labels"]
     agent = load_agent(str(run_dir / "player.zip"))
     assert agent.meta["steps"] == 512 and agent.meta["run"] == "smoke"
+
+    # The last two checkpoints' players average into one network, parameter by parameter.
+    players = sorted((run_dir / "checkpoints").glob("step_*/player.zip"))
+    averaged = subprocess.run(
+        [sys.executable, "-m", "training.average", *map(str, players), "--last", "2",
+         "--out", str(tmp_path / "avg.zip")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert averaged.returncode == 0, averaged.stderr[-3000:]
+    assert "averaged 2 networks" in averaged.stdout
+    assert len(players) >= 2
+    ends = [load_agent(str(p)).policy.state_dict() for p in players[-2:]]
+    mean = load_agent(str(tmp_path / "avg.zip"))
+    assert mean.meta["averaged_from"] == [str(p) for p in players[-2:]]
+    for name, tensor in mean.policy.state_dict().items():
+        assert torch.allclose(tensor, (ends[0][name] + ends[1][name]) / 2, atol=1e-6), name
+    assert not torch.equal(ends[0]["action_net.weight"], ends[1]["action_net.weight"])
+
+
+def test_average_refuses_networks_of_other_shapes_and_bad_arguments(tmp_path, tiny_checkpoint):
+    from training.average import average, main
+
+    torch.manual_seed(4)
+    wider = NetworkShape(channels=16, blocks=1, features_dim=32)
+    other = save_player(build_policy(wider), tmp_path / "wider.zip", wider, 2, 200)
+    with pytest.raises(CheckpointError, match=r"wider\.zip'.*network is .*only networks of one"):
+        average([tiny_checkpoint, other], tmp_path / "out.zip")
+    with pytest.raises(ValueError, match="at least one"):
+        average([], tmp_path / "out.zip")
+    # A network averaged with itself is itself.
+    same = load_agent(str(average([tiny_checkpoint] * 2, tmp_path / "same.zip"))).policy
+    original = load_agent(str(tiny_checkpoint)).policy.state_dict()
+    assert all(torch.equal(t, original[k]) for k, t in same.state_dict().items())
+    with pytest.raises(SystemExit) as stop:
+        main([str(tiny_checkpoint), "--last", "0", "--out", str(tmp_path / "x.zip")])
+    assert stop.value.code == 2
+    with pytest.raises(SystemExit) as stop:
+        main([str(tmp_path / "missing.zip"), "--out", str(tmp_path / "x.zip")])
+    assert stop.value.code == 2 and not (tmp_path / "x.zip").exists()
 
 
 def test_smoke_training_with_a_perception_phase_after_every_update(tmp_path):

@@ -296,7 +296,7 @@ class SelfPlayCallback(BaseCallback):
         self.state.steps, self.state.wall_seconds = steps, self.wall()
         self.last_checkpoint = steps
         folder = self.run_dir / "checkpoints" / f"step_{steps:010d}"
-        save_checkpoint(folder, self.model, self.pool, self.state)
+        save_checkpoint(folder, self.model, self.pool, self.state, self.config)
         self.bar.write(f"step {steps}: checkpoint {folder}")
         self._lap("evaluate")
 
@@ -311,9 +311,28 @@ class SelfPlayCallback(BaseCallback):
 # --- checkpoints -------------------------------------------------------------------------
 
 CHECKPOINT_FILES = ("model.zip", *SnapshotPool.FILES, "trainer.json")
+#: The policy at that step as a player file (safe to load and share; ``training.average``).
+CHECKPOINT_PLAYER = "player.zip"
 
 
-def save_checkpoint(folder: Path, model: Any, pool: SnapshotPool, state: RunState) -> None:
+def write_player(model: Any, path: Path, config: TrainConfig) -> Path:
+    """Write ``model``'s policy as a player checkpoint with the run's facts."""
+    return save_player(
+        model.policy,
+        path,
+        config.network,
+        config.num_players,
+        config.max_turns,
+        steps=model.num_timesteps,
+        run=config.name,
+        seed=config.seed,
+        reward_shaping=config.reward.shaping,
+    )
+
+
+def save_checkpoint(
+    folder: Path, model: Any, pool: SnapshotPool, state: RunState, config: TrainConfig
+) -> None:
     """Write a training checkpoint and its signed manifest; it appears whole or not at all."""
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -321,7 +340,9 @@ def save_checkpoint(folder: Path, model: Any, pool: SnapshotPool, state: RunStat
     model.save(tmp / "model.zip")
     pool.save(tmp)
     state.write(tmp / "trainer.json")
-    manifest.write(tmp, CHECKPOINT_FILES, layout_version=LAYOUT_VERSION, steps=model.num_timesteps)
+    write_player(model, tmp / CHECKPOINT_PLAYER, config)
+    files = (*CHECKPOINT_FILES, CHECKPOINT_PLAYER)
+    manifest.write(tmp, files, layout_version=LAYOUT_VERSION, steps=model.num_timesteps)
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)
 
@@ -476,17 +497,7 @@ def main(argv: list[str] | None = None) -> Path:
         sys.exit(130)
 
     # The player, its final evaluation, the curve and the card.
-    player = save_player(
-        model.policy,
-        run_dir / "player.zip",
-        config.network,
-        config.num_players,
-        config.max_turns,
-        steps=model.num_timesteps,
-        run=config.name,
-        seed=config.seed,
-        reward_shaping=config.reward.shaping,
-    )
+    player = write_player(model, run_dir / "player.zip", config)
     print(f"final evaluation: {config.eval.final_games} games per bot ...", flush=True)
     results = evaluate_policy(model.policy, config, config.eval.final_games, seed=10**6)
     reports.write_eval_csv(run_dir / "eval.csv", state.evals)
