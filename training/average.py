@@ -15,10 +15,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import torch
 
 from splut_env.players.checkpoint import (
+    Checkpoint,
     CheckpointError,
     load_checkpoint,
     network_shape,
@@ -38,24 +40,30 @@ OWN_KEYS = (
 )
 
 
+def kind_of(checkpoint: Checkpoint) -> dict[str, Any]:
+    """What must agree between networks to average them: shape, player count, turn cap."""
+    meta = checkpoint.meta
+    return {
+        "network": network_shape(meta["network"], repr(str(checkpoint.path))),
+        "num_players": meta["num_players"],
+        "max_turns": meta["max_turns"],
+    }
+
+
 def average(paths: Sequence[str | Path], out: str | Path) -> Path:
     """Write the weight average of the player checkpoints ``paths`` to ``out``."""
     if not paths:
         raise ValueError("average needs at least one player checkpoint")
     checkpoints = [load_checkpoint(path) for path in paths]
     first = checkpoints[0]
-    shape = network_shape(first.meta["network"], repr(str(first.path)))
+    ours = kind_of(first)
     for other in checkpoints[1:]:
-        facts = {
-            "network": (network_shape(other.meta["network"], repr(str(other.path))), shape),
-            "num_players": (other.meta["num_players"], first.meta["num_players"]),
-            "max_turns": (other.meta["max_turns"], first.meta["max_turns"]),
-        }
-        for key, (theirs, ours) in facts.items():
-            if theirs != ours:
+        theirs = kind_of(other)
+        for key in ours:
+            if theirs[key] != ours[key]:
                 raise CheckpointError(
-                    f"{str(other.path)!r}: {key} is {theirs}, but {str(first.path)!r} has "
-                    f"{ours}; only networks of one shape and table size can be averaged"
+                    f"{str(other.path)!r}: {key} is {theirs[key]}, but {str(first.path)!r} has "
+                    f"{ours[key]}; only networks of one shape and table size can be averaged"
                 )
     states = [c.policy.state_dict() for c in checkpoints]
     # All means first: a state dict names a shared module's tensors more than once.
@@ -70,14 +78,8 @@ def average(paths: Sequence[str | Path], out: str | Path) -> Path:
                 tensor.copy_(means[name])
     facts = {k: v for k, v in first.meta.items() if k not in OWN_KEYS}
     facts["averaged_from"] = [str(c.path) for c in checkpoints]
-    out = Path(out)
     return save_player(
-        first.policy,
-        out,
-        shape,
-        first.meta["num_players"],
-        first.meta["max_turns"],
-        **facts,
+        first.policy, out, ours["network"], ours["num_players"], ours["max_turns"], **facts
     )
 
 
@@ -89,11 +91,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--out", type=Path, required=True, help="player checkpoint to write")
     args = parser.parse_args(argv)
-    paths = sorted(args.checkpoints) if args.last is not None else list(args.checkpoints)
+    paths = list(args.checkpoints)
     if args.last is not None:
         if args.last < 1:
             parser.error(f"--last must be at least 1, got {args.last}")
-        paths = paths[-args.last :]
+        paths = sorted(paths)[-args.last :]
     try:
         written = average(paths, args.out)
     except (CheckpointError, OSError) as err:
