@@ -782,3 +782,40 @@ def test_curve_command_names_a_missing_or_empty_eval_csv(tmp_path, capsys):
             reports.main(["curve", str(path), "--config", config, "--out", str(tmp_path / "c.png")])
         assert message in capsys.readouterr().err
     assert not (tmp_path / "c.png").exists()
+
+
+def test_transfer_reseats_a_network_for_another_table_size(tmp_path, tiny_checkpoint):
+    from splut_env.encoding import observation_planes
+    from training.transfer import SLOT_PLANES, main, transfer
+
+    out = transfer(tiny_checkpoint, 3, tmp_path / "three.zip")
+    source = load_agent(str(tiny_checkpoint))
+    three = load_agent(str(out))
+    assert three.meta["num_players"] == 3
+    assert three.meta["transferred_from"] == {"path": str(tiny_checkpoint), "num_players": 2}
+    # Only the stem's weights for the new opponent slot change: a copy of the first one's.
+    old, new = source.policy.state_dict(), three.policy.state_dict()
+    stem = "features_extractor.stem.0.weight"
+    assert torch.equal(new[stem][:, 2 * SLOT_PLANES : 3 * SLOT_PLANES], old[stem][:, 3:6])
+    assert not torch.equal(old[stem][:, 6:9], old[stem][:, 3:6])
+    assert all(torch.equal(t, old[k]) for k, t in new.items() if not k.endswith("stem.0.weight"))
+    # With the third player's planes empty, both networks read a position alike; with them
+    # filled, the re-seated one reads them.
+    state = rules.play(rules.from_spn(rules.initial_spn(3)), "Dn")
+    planes = observation_planes(state, state.seats[state.to_move], 200)[None]
+    cleared = planes.copy()
+    cleared[:, 2 * SLOT_PLANES : 3 * SLOT_PLANES] = 0
+    assert np.array_equal(source.logits(cleared), three.logits(cleared))
+    assert not np.allclose(source.logits(planes), three.logits(planes))
+    # It plays at a table of three, where the 2-player file is refused.
+    record = play_game([three, make_agent("random"), make_agent("random")], seed=1)
+    assert len(record.steps) > 0
+    with pytest.raises(ValueError, match="2 players"):
+        play_game([source, make_agent("random"), make_agent("random")], seed=1)
+    for bad in (["--players", "5"], ["--players", "x"]):
+        with pytest.raises(SystemExit) as stop:
+            main([str(tiny_checkpoint), *bad, "--out", str(tmp_path / "x.zip")])
+        assert stop.value.code == 2 and not (tmp_path / "x.zip").exists()
+    with pytest.raises(SystemExit) as stop:
+        main([str(tmp_path / "missing.zip"), "--players", "3", "--out", str(tmp_path / "x.zip")])
+    assert stop.value.code == 2 and not (tmp_path / "x.zip").exists()
