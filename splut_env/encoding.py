@@ -58,6 +58,8 @@ NUM_ACTIONS = NUM_STEP_IDS
 #: layout cannot be loaded.
 LAYOUT_VERSION = 1
 NUM_PLANES = 22
+#: Planes of one player's slot (wizard, troll, dwarf): slot k is planes ``k * SLOT_PLANES`` on.
+SLOT_PLANES = 3
 BOARD_SHAPE = (9, 9)
 OBS_SHAPE = (NUM_PLANES, *BOARD_SHAPE)
 PLANE_ROCKS, PLANE_LOCKED, PLANE_MOVED, PLANE_LEV, PLANE_LEV_AVAILABLE = 12, 13, 14, 15, 16
@@ -169,7 +171,7 @@ def observation_planes(state: State, seat: int, max_turns: int) -> np.ndarray:
         for kind in range(3):
             sq = pos[base + kind]
             if sq >= 0:
-                channels.append(slot * 3 + kind)
+                channels.append(slot * SLOT_PLANES + kind)
                 cells.append(cell[sq])
     locked, moved = state.locked, state.moved
     for sq in state.rocks:

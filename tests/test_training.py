@@ -785,8 +785,8 @@ def test_curve_command_names_a_missing_or_empty_eval_csv(tmp_path, capsys):
 
 
 def test_transfer_reseats_a_network_for_another_table_size(tmp_path, tiny_checkpoint):
-    from splut_env.encoding import observation_planes
-    from training.transfer import SLOT_PLANES, main, transfer
+    from splut_env.encoding import SLOT_PLANES, observation_planes
+    from training.transfer import main, transfer
 
     out = transfer(tiny_checkpoint, 3, tmp_path / "three.zip")
     source = load_agent(str(tiny_checkpoint))

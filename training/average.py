@@ -50,6 +50,12 @@ def kind_of(checkpoint: Checkpoint) -> dict[str, Any]:
     }
 
 
+def training_facts(checkpoint: Checkpoint) -> dict[str, Any]:
+    """The checkpoint's metadata beyond what :func:`save_player` writes itself (what it was
+    trained with), to carry over into a file derived from it."""
+    return {k: v for k, v in checkpoint.meta.items() if k not in OWN_KEYS}
+
+
 def average(paths: Sequence[str | Path], out: str | Path) -> Path:
     """Write the weight average of the player checkpoints ``paths`` to ``out``."""
     if not paths:
@@ -76,7 +82,7 @@ def average(paths: Sequence[str | Path], out: str | Path) -> Path:
         for name, tensor in first.policy.state_dict().items():
             if name in means:
                 tensor.copy_(means[name])
-    facts = {k: v for k, v in first.meta.items() if k not in OWN_KEYS}
+    facts = training_facts(first)
     facts["averaged_from"] = [str(c.path) for c in checkpoints]
     return save_player(
         first.policy, out, ours["network"], ours["num_players"], ours["max_turns"], **facts

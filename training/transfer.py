@@ -20,12 +20,10 @@ from pathlib import Path
 
 import torch
 
+from splut_env.encoding import SLOT_PLANES
 from splut_env.players.checkpoint import CheckpointError, load_checkpoint, save_player
 from splut_env.rules.board import player_count
-from training.average import OWN_KEYS, kind_of
-
-#: Planes of one player's slot (wizard, troll, dwarf); slot k is planes 3k .. 3k + 2.
-SLOT_PLANES = 3
+from training.average import kind_of, training_facts
 
 
 def transfer(source: str | Path, num_players: int, out: str | Path) -> Path:
@@ -39,7 +37,7 @@ def transfer(source: str | Path, num_players: int, out: str | Path) -> Path:
         opponent = stem.weight[:, SLOT_PLANES : 2 * SLOT_PLANES].clone()
         for slot in range(seen, num_players):
             stem.weight[:, slot * SLOT_PLANES : (slot + 1) * SLOT_PLANES] = opponent
-    facts = {k: v for k, v in checkpoint.meta.items() if k not in OWN_KEYS}
+    facts = training_facts(checkpoint)
     facts["transferred_from"] = {"path": str(checkpoint.path), "num_players": seen}
     return save_player(
         checkpoint.policy, out, kind["network"], num_players, kind["max_turns"], **facts
