@@ -784,6 +784,50 @@ def test_curve_command_names_a_missing_or_empty_eval_csv(tmp_path, capsys):
     assert not (tmp_path / "c.png").exists()
 
 
+def test_ratings_command_draws_a_runs_checkpoints_in_step_order(tmp_path, capsys):
+    header = "agent,games,wins,draws,losses,win_rate,ci_low,ci_high,avg_turns,rating,rating_sigma,ms_per_step"
+    rows = [
+        "runs/r/checkpoints/step_0000200000/player.zip,40,12,0,28,0.3,0.18,0.45,50,24.0,2.0,2.5",
+        "runs/r/checkpoints/step_0000100000/player.zip,40,8,0,32,0.2,0.1,0.35,50,21.0,2.0,2.5",
+        "runs/r/start.zip,40,2,0,38,0.05,0.01,0.17,50,15.0,2.1,2.5",
+        "greedy,120,30,0,90,0.25,0.18,0.33,50,23.0,1.5,2.7",
+    ]
+    folder = tmp_path / "eval"
+    folder.mkdir()
+    (folder / "agents.csv").write_text("\n".join([header, *rows]) + "\n")
+    (folder / "seats.csv").write_text(
+        "agent,seat,player,games,wins,draws,win_rate\n"
+        + "".join(f"greedy,{s},player_{k},40,10,0,0.25\n" for k, s in enumerate("SWN"))
+    )
+    points, fixed = reports.read_rating_points(folder / "agents.csv", {"runs/r/start.zip": 0})
+    assert [(p["steps"], p["rating"]) for p in points] == [
+        (0, 15.0),
+        (100000, 21.0),
+        (200000, 24.0),
+    ]
+    assert [f["agent"] for f in fixed] == ["greedy"]
+    assert reports.table_size(folder / "seats.csv") == 3
+    out = tmp_path / "curve.png"
+    reports.main(["ratings", str(folder), "--at", "runs/r/start.zip=0", "--out", str(out)])
+    assert out.stat().st_size > 10_000
+    assert "200,000  rating    24.0" in capsys.readouterr().out
+    # Bad input: named, nothing written.
+    out.unlink()
+    for argv, message in [
+        ([str(tmp_path)], "no agents.csv in"),
+        ([str(folder), "--at", "start.zip"], "expected AGENT=STEPS"),
+        ([str(folder), "--at", "missing.zip=5"], "does not hold"),
+    ]:
+        with pytest.raises(SystemExit):
+            reports.main(["ratings", *argv, "--out", str(out)])
+        assert message in capsys.readouterr().err
+    (folder / "agents.csv").write_text("\n".join([header, rows[3]]) + "\n")
+    with pytest.raises(SystemExit):
+        reports.main(["ratings", str(folder), "--out", str(out)])
+    assert "holds no checkpoint of a run" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_transfer_reseats_a_network_for_another_table_size(tmp_path, tiny_checkpoint):
     from splut_env.encoding import SLOT_PLANES, observation_planes
     from training.transfer import main, transfer

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import platform
+import re
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
@@ -230,8 +231,108 @@ def read_stages(paths: list[Path], config: TrainConfig) -> list[dict]:
     return rows
 
 
+#: How a checkpoint of a run is named in an evaluation: ``…/checkpoints/step_0000200000/…``.
+STEP_LABEL = re.compile(r"step_(\d+)")
+
+
+def read_rating_points(
+    agents_csv: Path, at: dict[str, int] | None = None
+) -> tuple[list[dict], list[dict]]:
+    """An evaluation's ``agents.csv`` split into a run's checkpoints (each with its
+    ``steps``, from ``step_N`` in its label or from ``at``), in step order, and the fixed
+    players they were rated against."""
+    at = dict(at or {})
+    points, fixed = [], []
+    with open(agents_csv, newline="") as f:
+        for line, raw in enumerate(csv.DictReader(f), start=2):
+            try:
+                row: dict[str, Any] = {"agent": raw["agent"]}
+                for key in ("games", "wins", "draws"):
+                    row[key] = int(raw[key])
+                for key in ("win_rate", "ci_low", "ci_high", "rating", "rating_sigma"):
+                    row[key] = float(raw[key])
+            except (KeyError, TypeError, ValueError) as err:
+                raise ValueError(
+                    f"{agents_csv}, line {line}: expected a row of training.evaluate's "
+                    f"agents.csv, got {dict(raw)} ({err})"
+                ) from None
+            match = STEP_LABEL.search(row["agent"])
+            if row["agent"] in at:
+                row["steps"] = at.pop(row["agent"])
+                points.append(row)
+            elif match:
+                row["steps"] = int(match.group(1))
+                points.append(row)
+            else:
+                fixed.append(row)
+    if at:
+        raise ValueError(f"--at names agents {sorted(at)} that {agents_csv} does not hold")
+    if not points:
+        raise ValueError(
+            f"{agents_csv} holds no checkpoint of a run (no label with step_N, none named by --at)"
+        )
+    return sorted(points, key=lambda r: r["steps"]), fixed
+
+
+def table_size(seats_csv: Path) -> int:
+    """The number of players of an evaluation: the seats its ``seats.csv`` names."""
+    with open(seats_csv, newline="") as f:
+        seats = {row.get("seat") for row in csv.DictReader(f)}
+    if not seats or not seats <= set("SWNE") or len(seats) < 2:
+        raise ValueError(f"{seats_csv}: expected the seats S, W, N, E of 2 to 4 players")
+    return len(seats)
+
+
+def plot_rating_curve(
+    path: Path, points: list[dict], fixed: list[dict], players: int, title: str
+) -> None:
+    """Left: each checkpoint's rating with its 95 % interval, the fixed players' ratings
+    drawn across; right: its win rate with its Wilson interval, chance drawn across."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = [p["steps"] for p in points]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
+    left.errorbar(
+        xs,
+        [p["rating"] for p in points],
+        yerr=[1.959964 * p["rating_sigma"] for p in points],
+        fmt="o-",
+        capsize=4,
+        color="tab:purple",
+        label="the run's checkpoints",
+    )
+    styles = ["--", ":", "-.", (0, (5, 1, 1, 1))]
+    for i, row in enumerate(sorted(fixed, key=lambda r: -r["rating"])):
+        left.axhline(
+            row["rating"], color=f"C{i + 1}", alpha=0.7, linestyle=styles[i % 4], label=row["agent"]
+        )
+    if fixed:
+        left.legend(fontsize=8)
+    left.set_xlabel("learner steps")
+    left.set_ylabel("Elo" if players == 2 else "Plackett–Luce μ")
+    left.set_title("rating in the same field (bars: 95 %)")
+    low = [p["win_rate"] - p["ci_low"] for p in points]
+    high = [p["ci_high"] - p["win_rate"] for p in points]
+    right.errorbar(xs, [p["win_rate"] for p in points], yerr=[low, high], fmt="o-", capsize=4)
+    right.axhline(1 / players, color="grey", linestyle=":", label="chance")
+    right.set_ylim(-0.02, 1.02)
+    right.set_xlabel("learner steps")
+    right.set_ylabel(f"win rate ({points[0]['games']} games per point)")
+    right.set_title("wins (bars: Wilson 95 %)")
+    right.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """``python -m training.reports curve``: one learning curve over runs trained in stages."""
+    """``python -m training.reports curve``: one learning curve over runs trained in stages;
+    ``python -m training.reports ratings``: a learning curve in rating from one evaluation of
+    a run's checkpoints against the same fixed players."""
     import argparse
 
     from training.config import load_config
@@ -243,7 +344,25 @@ def main(argv: list[str] | None = None) -> None:
     curve.add_argument("--config", type=Path, required=True, help="eval.bots, games, ladder")
     curve.add_argument("--name", help="the title (default: the config's name)")
     curve.add_argument("--out", type=Path, required=True, help="the .png to write")
+    ratings = sub.add_parser(
+        "ratings",
+        help="a learning curve in rating: the agents.csv of training.evaluate --agents "
+        "<a run's checkpoints> --opponents <fixed players>",
+    )
+    ratings.add_argument("eval_dir", type=Path, help="the evaluation's --out folder")
+    ratings.add_argument(
+        "--at",
+        action="append",
+        default=[],
+        metavar="AGENT=STEPS",
+        help="place an agent whose label has no step_N (e.g. the run's start at 0)",
+    )
+    ratings.add_argument("--name", default="", help="the title")
+    ratings.add_argument("--out", type=Path, required=True, help="the .png to write")
     args = parser.parse_args(argv)
+    if args.command == "ratings":
+        ratings_command(parser, args)
+        return
     for path in args.csv:
         if not path.is_file():
             parser.error(f"no eval.csv at {path}")
@@ -258,6 +377,31 @@ def main(argv: list[str] | None = None) -> None:
         config.name = args.name
     plot_learning_curve(args.out, rows, config)
     print(f"{len(rows)} evaluations, {rows[-1]['steps']:,} learner steps: {args.out}")
+
+
+def ratings_command(parser: Any, args: Any) -> None:
+    """``ratings``: read the evaluation, write the plot, print the points."""
+    agents_csv = args.eval_dir / "agents.csv"
+    if not agents_csv.is_file():
+        parser.error(f"no agents.csv in {args.eval_dir} (the --out of training.evaluate)")
+    at = {}
+    for item in args.at:
+        agent, sep, steps = item.rpartition("=")
+        if not sep or not agent or not steps.isdigit():
+            parser.error(f"--at {item!r}: expected AGENT=STEPS, e.g. runs/x/start.zip=0")
+        at[agent] = int(steps)
+    try:
+        points, fixed = read_rating_points(agents_csv, at)
+        players = table_size(args.eval_dir / "seats.csv")
+    except (ValueError, OSError) as err:
+        parser.error(str(err))
+    plot_rating_curve(args.out, points, fixed, players, args.name or str(args.eval_dir))
+    for p in points:
+        print(
+            f"{p['steps']:>10,}  rating {p['rating']:7.1f} ± {p['rating_sigma']:.1f}  "
+            f"wins {100 * p['win_rate']:.1f} % of {p['games']}"
+        )
+    print(f"written to {args.out}")
 
 
 if __name__ == "__main__":
