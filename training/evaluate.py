@@ -44,7 +44,7 @@ from splut_env.envs.gamelog import LOG_HEADER, GameHead, log_line
 from splut_env.envs.match import GameRecord, play_game
 from splut_env.players import make_agent
 from splut_env.rules import MAX_TURN, State, seats, to_spn
-from training.stats import elo_ratings, ffa_ratings, finishing_ranks, wilson
+from training.stats import Z95, elo_ratings, ffa_ratings, finishing_ranks, wilson
 
 OPENING_TRIES = 1000
 MAX_OPENING_STEPS = 100
@@ -401,7 +401,6 @@ def report(labels: Sequence[str], players: int, summary: dict) -> str:
 OUTPUTS = ("summary.md", "agents.csv", "seats.csv", "games.txt", "plot.png", "ratings.png")
 #: The command-line parameters a resumed run must share with the stopped one.
 PARAMS = ("agents", "opponents", "players", "games", "seed", "max_turns", "openings")
-Z95 = 1.959964
 
 
 def prepare_out(out: Path) -> None:

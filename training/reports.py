@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import platform
 import re
@@ -16,7 +17,7 @@ import yaml
 
 from training.config import ExItConfig, TrainConfig
 from training.config import to_dict as config_dict
-from training.stats import ladder_rating, wilson
+from training.stats import Z95, ladder_rating, wilson
 
 #: The distributions whose versions a run records, by the key it records them under.
 DISTRIBUTIONS = {
@@ -256,15 +257,11 @@ def read_rating_points(
                     f"{agents_csv}, line {line}: expected a row of training.evaluate's "
                     f"agents.csv, got {dict(raw)} ({err})"
                 ) from None
-            match = STEP_LABEL.search(row["agent"])
             if row["agent"] in at:
                 row["steps"] = at.pop(row["agent"])
-                points.append(row)
-            elif match:
+            elif match := STEP_LABEL.search(row["agent"]):
                 row["steps"] = int(match.group(1))
-                points.append(row)
-            else:
-                fixed.append(row)
+            (points if "steps" in row else fixed).append(row)
     if at:
         raise ValueError(f"--at names agents {sorted(at)} that {agents_csv} does not hold")
     if not points:
@@ -298,7 +295,7 @@ def plot_rating_curve(
     left.errorbar(
         xs,
         [p["rating"] for p in points],
-        yerr=[1.959964 * p["rating_sigma"] for p in points],
+        yerr=[Z95 * p["rating_sigma"] for p in points],
         fmt="o-",
         capsize=4,
         color="tab:purple",
@@ -333,8 +330,6 @@ def main(argv: list[str] | None = None) -> None:
     """``python -m training.reports curve``: one learning curve over runs trained in stages;
     ``python -m training.reports ratings``: a learning curve in rating from one evaluation of
     a run's checkpoints against the same fixed players."""
-    import argparse
-
     from training.config import load_config
 
     parser = argparse.ArgumentParser(prog="python -m training.reports", description=main.__doc__)
@@ -379,7 +374,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(rows)} evaluations, {rows[-1]['steps']:,} learner steps: {args.out}")
 
 
-def ratings_command(parser: Any, args: Any) -> None:
+def ratings_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """``ratings``: read the evaluation, write the plot, print the points."""
     agents_csv = args.eval_dir / "agents.csv"
     if not agents_csv.is_file():

@@ -8,8 +8,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+#: The normal quantile of a two-sided 95 % interval.
+Z95 = 1.959964
 
-def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a proportion (95 % by default); ``(0, 1)`` when n = 0."""
     if n == 0:
         return 0.0, 1.0
