@@ -53,6 +53,7 @@ def test_a_short_run_resumes_and_writes_a_safe_player(tmp_path):
     ex.train(config, run, resume=True)
     state = json.loads((run / "state.json").read_text())
     assert state["iteration"] == 3 and len(state["evals"]) == 3
+    assert "iterations: 3\n" in (run / "config.yaml").read_text()  # the next --resume's
     assert (run / "player.zip").read_bytes() != before
     assert "| 3 |" in (run / "MODEL_CARD.md").read_text()
     assert (run / "learning_curve.png").stat().st_size > 0
@@ -99,6 +100,36 @@ def test_shield_targets_narrow_the_policy_to_the_shields_best_steps(tmp_path):
     run = tmp_path / "run"
     ex.train(config, run)
     assert json.loads((run / "state.json").read_text())["iteration"] == 2
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_shield_targets_at_larger_tables(players, tmp_path):
+    """With 3 or 4 players the network's seats are labelled and the bots' are played; from
+    the start the first sample's support is the shield's best tier there; a run trains and
+    draws its curve without a ladder rating."""
+    source = f"checkpoints/splut_{players}p.zip"
+    small = {**SMALL, "targets": "shield", "num_players": players, "max_turns": 40}
+    config = parse_config({**small, "opponents": ["greedy"]}, kind=ExItConfig)
+    game, steps = ex.play_game((source, config, 5))
+    assert 0 < len(game["values"]) < steps
+    assert np.allclose(game["targets"].sum(1), 1) and not game["targets"][~game["masks"]].any()
+    assert set(np.unique(game["values"])) <= {-1.0, 0.0, 1.0}
+    config = parse_config(
+        {**small, "opponents": ["self"], "opening_steps": 0, "sample_steps": 0}, kind=ExItConfig
+    )
+    game, steps = ex.play_game((source, config, 6))
+    assert len(game["values"]) == steps  # every seat is the network's
+    state = State.initial(players)
+    tiers = ShieldTactics().tiers(state)
+    allowed = {step_id_to_action(0, sid) for sid, t in tiers.items() if t == max(tiers.values())}
+    assert set(np.flatnonzero(game["targets"][0])) == allowed
+    tiny = {**small, "iterations": 1, "games": 1, "opponents": ["greedy"], "max_turns": 8}
+    ex.train(parse_config({**tiny, "eval": {"every": 1, "games": 1, "bots": ["random"]}},
+                          kind=ExItConfig), tmp_path / "run")  # fmt: skip
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    assert state["iteration"] == 1 and 0 <= state["evals"][0]["win_rate/random"] <= 1
+    assert (tmp_path / "run" / "learning_curve.png").stat().st_size > 0
+    assert "no forced-loss check" in (tmp_path / "run" / "MODEL_CARD.md").read_text()
 
 
 def test_update_reports_and_lowers_the_mass_outside_the_targets_support():
@@ -165,6 +196,11 @@ def test_the_shipped_configs_load():
     shield = load_config("configs/shield_2p.yaml", kind=ExItConfig)
     assert shield.targets == "shield" and "search:expert" not in shield.opponents
     assert load_config("configs/exit_2p.yaml", kind=ExItConfig).targets == "search"
+    for players in (3, 4):
+        larger = load_config(f"configs/shield_{players}p.yaml", kind=ExItConfig)
+        assert larger.num_players == players and larger.targets == "shield"
+        assert larger.init_from == f"checkpoints/splut_{players}p.zip"
+        assert not {"search:easy", "search:expert"} & set(larger.opponents)  # the yardsticks
 
 
 def test_command_line_needs_one_of_config_or_resume(tmp_path, capsys):

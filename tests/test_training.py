@@ -45,7 +45,7 @@ def tiny_checkpoint(tmp_path_factory, tiny_policy) -> Path:
 
 # The configs of the other trainers, loaded by their own tests (test_expert_iteration.py,
 # test_rllib.py); every other file in configs/ is a PPO config.
-OTHER_TRAINERS = {"exit_2p", "shield_2p", "rllib_2p"}
+OTHER_TRAINERS = {"exit_2p", "shield_2p", "shield_3p", "shield_4p", "rllib_2p"}
 PPO_CONFIGS = sorted(
     path.stem for path in (ROOT / "configs").glob("*.yaml") if path.stem not in OTHER_TRAINERS
 )

@@ -352,6 +352,8 @@ def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
         policy = load_checkpoint(player).policy
         state = RunState(**json.loads((run_dir / "state.json").read_text()))
         buffer = ReplayBuffer.load(run_dir / "replay.npz", config.replay_size)
+        # With the overrides it resumed with, so that the next --resume goes on the same way.
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(asdict(config), sort_keys=False))
     else:
         run_dir.mkdir(parents=True, exist_ok=False)
         policy = build_policy(config.network)
@@ -466,24 +468,29 @@ def load_optimizer(optimizer: torch.optim.Optimizer, path: Path) -> None:
 
 
 def plot_curve(path: Path, state: RunState, config: ExItConfig) -> None:
-    """Win rates of the network alone against each bot, and its ladder rating."""
+    """Win rates of the network alone against each bot, and beside them its ladder rating
+    when the run has one (``eval.ladder``: 2 players)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     its = [row["iteration"] for row in state.evals]
+    ratings = [row["rating"] for row in state.evals]
+    if any(math.isfinite(r) for r in ratings):
+        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+        plot_ladder_ratings(right, its, ratings, config.eval.ladder, "iteration")
+    else:
+        fig, left = plt.subplots(figsize=(6.5, 4))
     for bot in config.eval.bots:
         left.plot(
             its, [row.get(f"win_rate/{bot}", math.nan) for row in state.evals], "o-", label=bot
         )
+    left.axhline(1 / config.num_players, color="grey", linestyle=":", label="chance")
     left.set_ylim(0, 1)
     left.set_xlabel("iteration")
     left.set_ylabel("win rate of the network alone")
     left.legend()
-    ratings = [row["rating"] for row in state.evals]
-    plot_ladder_ratings(right, its, ratings, config.eval.ladder, "iteration")
     fig.suptitle(f"{config.name}: expert iteration, {config.eval.games} games per bot per point")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -500,10 +507,14 @@ def model_card(config: ExItConfig, state: RunState) -> str:
         )
     else:
         samples = "samples (every step of the network)"
+        checked = (
+            f"forced losses checked with {config.escape_searches} kill checks a turn"
+            if config.num_players == 2 and config.escape_searches
+            else "no forced-loss check"
+        )
         teacher = (
-            "- targets: the network's policy narrowed by the shield (best tier; forced losses "
-            f"checked with {config.escape_searches} kill checks a turn), support weight "
-            f"{config.support_weight}; opponents: {', '.join(config.opponents)}"
+            f"- targets: the network's policy narrowed by the shield (best tier; {checked}), "
+            f"support weight {config.support_weight}; opponents: {', '.join(config.opponents)}"
         )
     lines = [
         f"# {config.name}: expert iteration ({config.targets} targets), "
