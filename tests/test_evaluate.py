@@ -185,6 +185,33 @@ def test_parallel_run_matches_a_serial_one():
     assert "Plackett–Luce" in evaluate.report(labels, 3, summary)
 
 
+def test_first_out_counts_the_first_wizard_hit_in_each_game(tmp_path):
+    """With 3 or 4 players each game's first eliminated player is counted against the agent
+    in that seat, in the table and in agents.csv; a draw with nobody out counts for none."""
+    from splut_env.envs.match import GameRecord
+
+    def record(winner, eliminated):
+        return GameRecord("", [], winner, eliminated, 10, "", [0.0] * 3, [1] * 3)
+
+    results = [
+        (evaluate.GameSpec(0, ("a", "b", "c"), 0, 50), record(1, [2, 0])),
+        (evaluate.GameSpec(1, ("b", "c", "a"), 1, 50), record(2, [1, 0])),
+        (evaluate.GameSpec(2, ("c", "a", "b"), 2, 50), record(None, [])),
+        (evaluate.GameSpec(3, ("a", "c", "b"), 3, 50), record(None, [2])),
+    ]
+    summary = evaluate.summarize(["a", "b", "c"], 3, results)
+    assert {k: t.first_out for k, t in summary["agents"].items()} == {"a": 0, "b": 1, "c": 2}
+    table = evaluate.report(["a", "b", "c"], 3, summary)
+    assert "| first out |" in table
+    assert "| first out |" not in evaluate.report(["a", "b"], 2, evaluate.summarize(
+        ["a", "b"], 2, [(evaluate.GameSpec(0, ("a", "b"), 0, 50), record(0, [1]))]))  # fmt: skip
+    evaluate.write_outputs(tmp_path, ["a", "b", "c"], 3, summary, results, table)
+    with open(tmp_path / "agents.csv") as f:
+        assert {r["agent"]: int(r["first_out"]) for r in csv.DictReader(f)} == {
+            "a": 0, "b": 1, "c": 2,
+        }  # fmt: skip
+
+
 def test_bad_agent_and_corrupt_log_are_named(tmp_path, capsys):
     with pytest.raises(SystemExit):
         evaluate.main(["--agents", "greedy", "nobody", "--out", str(tmp_path)])

@@ -298,6 +298,8 @@ class Tally:
     turns: int = 0
     think: float = 0.0
     decisions: int = 0
+    first_out: int = 0
+    """Games in which this agent's wizard was the first one hit."""
 
     @property
     def losses(self) -> int:
@@ -322,6 +324,8 @@ def summarize(
                 tally.turns += rec.turns
             per_agent[label].think += rec.think_seconds[k]
             per_agent[label].decisions += rec.decisions[k]
+        if rec.eliminated:
+            per_agent[spec.table[rec.eliminated[0]]].first_out += 1
         if players == 2:
             a, b = spec.table
             score = 0.5 if draw else float(rec.winner == 0)
@@ -350,12 +354,15 @@ def report(labels: Sequence[str], players: int, summary: dict) -> str:
         rating_head = f"Elo ({anchor}) ± 95 % CI"
     else:
         rating_head = "rating μ ± σ (Plackett–Luce)"
+    # With 3 or 4 players: the games in which the agent was the first one out.
+    first_head = " first out |" if players > 2 else ""
     lines = [
         f"Chance level: {_pct(1 / players)} wins ({players} players). "
         "Draws are games truncated at the turn cap. CI: Wilson 95 %.",
         "",
-        f"| agent | games | W | D | L | win rate | 95 % CI | avg turns | {rating_head} | ms/step |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        f"| agent | games | W | D | L | win rate | 95 % CI | avg turns | {rating_head} |"
+        f"{first_head} ms/step |",
+        "|---|---|---|---|---|---|---|---|---|" + "---|" * (2 if players > 2 else 1),
     ]
     order = sorted(labels, key=lambda a: -ratings[a][0])
     for a in order:
@@ -364,9 +371,10 @@ def report(labels: Sequence[str], players: int, summary: dict) -> str:
         mu, sigma = ratings[a]
         rating = f"{mu:+.0f} ± {Z95 * sigma:.0f}" if players == 2 else f"{mu:.1f} ± {sigma:.1f}"
         ms = 1000 * t.think / max(t.decisions, 1)
+        first = f" {t.first_out} |" if players > 2 else ""
         lines.append(
             f"| {a} | {t.games} | {t.wins} | {t.draws} | {t.losses} | {_pct(t.wins / max(t.games, 1))} "
-            f"| {_pct(lo)}–{_pct(hi)} | {t.turns / max(t.games, 1):.1f} | {rating} | {ms:.2f} |"
+            f"| {_pct(lo)}–{_pct(hi)} | {t.turns / max(t.games, 1):.1f} | {rating} |{first} {ms:.2f} |"
         )
     lines += ["", "Win rate by seat (wins / games):", ""]
     lines.append(
@@ -438,6 +446,7 @@ def write_outputs(
                 "avg_turns",
                 "rating",
                 "rating_sigma",
+                "first_out",
                 "ms_per_step",
             ]
         )
@@ -458,6 +467,7 @@ def write_outputs(
                     t.turns / max(t.games, 1),
                     mu,
                     sigma,
+                    t.first_out,
                     1000 * t.think / max(t.decisions, 1),
                 ]
             )
