@@ -129,7 +129,8 @@ def test_shield_targets_at_larger_tables(players, tmp_path):
     state = json.loads((tmp_path / "run" / "state.json").read_text())
     assert state["iteration"] == 1 and 0 <= state["evals"][0]["win_rate/random"] <= 1
     assert (tmp_path / "run" / "learning_curve.png").stat().st_size > 0
-    assert "no forced-loss check" in (tmp_path / "run" / "MODEL_CARD.md").read_text()
+    card = (tmp_path / "run" / "MODEL_CARD.md").read_text()
+    assert "forced losses checked with 6000 kill checks a turn when two players are left" in card
 
 
 def test_update_reports_and_lowers_the_mass_outside_the_targets_support():

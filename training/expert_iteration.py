@@ -508,8 +508,9 @@ def model_card(config: ExItConfig, state: RunState) -> str:
     else:
         samples = "samples (every step of the network)"
         checked = (
-            f"forced losses checked with {config.escape_searches} kill checks a turn"
-            if config.num_players == 2 and config.escape_searches
+            f"forced losses checked with {config.escape_searches} kill checks a turn when two "
+            "players are left"
+            if config.escape_searches
             else "no forced-loss check"
         )
         teacher = (
