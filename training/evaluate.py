@@ -354,28 +354,27 @@ def report(labels: Sequence[str], players: int, summary: dict) -> str:
         rating_head = f"Elo ({anchor}) ± 95 % CI"
     else:
         rating_head = "rating μ ± σ (Plackett–Luce)"
-    # With 3 or 4 players: the games in which the agent was the first one out.
-    first_head = " first out |" if players > 2 else ""
+    # With 3 or 4 players also the games in which the agent was the first one out.
+    ffa = players > 2
+    head = ["agent", "games", "W", "D", "L", "win rate", "95 % CI", "avg turns", rating_head,
+            *(["first out"] if ffa else []), "ms/step"]  # fmt: skip
     lines = [
         f"Chance level: {_pct(1 / players)} wins ({players} players). "
         "Draws are games truncated at the turn cap. CI: Wilson 95 %.",
         "",
-        f"| agent | games | W | D | L | win rate | 95 % CI | avg turns | {rating_head} |"
-        f"{first_head} ms/step |",
-        "|---|---|---|---|---|---|---|---|---|" + "---|" * (2 if players > 2 else 1),
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
     ]
     order = sorted(labels, key=lambda a: -ratings[a][0])
     for a in order:
         t = per_agent[a]
         lo, hi = wilson(t.wins, t.games)
         mu, sigma = ratings[a]
-        rating = f"{mu:+.0f} ± {Z95 * sigma:.0f}" if players == 2 else f"{mu:.1f} ± {sigma:.1f}"
-        ms = 1000 * t.think / max(t.decisions, 1)
-        first = f" {t.first_out} |" if players > 2 else ""
-        lines.append(
-            f"| {a} | {t.games} | {t.wins} | {t.draws} | {t.losses} | {_pct(t.wins / max(t.games, 1))} "
-            f"| {_pct(lo)}–{_pct(hi)} | {t.turns / max(t.games, 1):.1f} | {rating} |{first} {ms:.2f} |"
-        )
+        rating = f"{mu:.1f} ± {sigma:.1f}" if ffa else f"{mu:+.0f} ± {Z95 * sigma:.0f}"
+        cells = [a, t.games, t.wins, t.draws, t.losses, _pct(t.wins / max(t.games, 1)),
+                 f"{_pct(lo)}–{_pct(hi)}", f"{t.turns / max(t.games, 1):.1f}", rating,
+                 *([t.first_out] if ffa else []), f"{1000 * t.think / max(t.decisions, 1):.2f}"]  # fmt: skip
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
     lines += ["", "Win rate by seat (wins / games):", ""]
     lines.append(
         "| agent | "

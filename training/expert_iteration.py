@@ -352,16 +352,15 @@ def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
         policy = load_checkpoint(player).policy
         state = RunState(**json.loads((run_dir / "state.json").read_text()))
         buffer = ReplayBuffer.load(run_dir / "replay.npz", config.replay_size)
-        # With the overrides it resumed with, so that the next --resume goes on the same way.
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(asdict(config), sort_keys=False))
     else:
         run_dir.mkdir(parents=True, exist_ok=False)
         policy = build_policy(config.network)
         if config.init_from:
             config.init_value = load_start(policy, config)
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(asdict(config), sort_keys=False))
         buffer = ReplayBuffer(config.replay_size)
         save_network(policy, player, config, state)
+    # On resume with its overrides, so that the next --resume goes on the same way.
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(asdict(config), sort_keys=False))
     optimizer = torch.optim.AdamW(
         policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
