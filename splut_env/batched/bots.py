@@ -22,10 +22,15 @@ extended by one exact turn: a leaf where the player to move can kill the searchi
 wizard is a loss, one where the searching seat, with one opponent left, can kill it is a
 win. Decided values (wins and losses found by the search, sooner ones worth more) end the
 deepening. The evaluation is the bots' with weights tuned by matches
-(:data:`EXPERT_WEIGHTS`); :class:`BatchedBot` takes other weights.
+(:data:`EXPERT_WEIGHTS`); :class:`BatchedBot` takes other weights. Turns of equal value are
+searched in random order, or in the order of a ranking given to
+:meth:`BatchedBot.plan_ranked` (how :mod:`splut_env.players.guided` lets a network choose
+among them).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
@@ -415,18 +420,38 @@ def _alphabeta(g, seat, depth, alpha, beta, ply, w, tt, tt_value, budget):
 
 @njit(cache=True)
 def _expert_choose(g, max_depth, nodes, w, tt, tt_value):
-    """The expert's turn from ``g``: iterative deepening, one more turn of depth while the
-    node budget lasts (the best turn of a search cut short is kept if it searched the last
-    iteration's best first), stopping once a win or loss is forced."""
-    seat = g[K.TO_MOVE]
+    """The expert's turn from ``g`` (:func:`_expert_search` over all of the turn's ends, ties
+    broken at random)."""
     ends, seqs = _turn_ends(g)
+    return seqs[_expert_search(g, ends, np.empty(0), max_depth, nodes, w, tt, tt_value)]
+
+
+@njit(cache=True)
+def _ranked_order(values, rank):
+    """Indices of ``values``, highest first; ties in the order of ``rank`` (highest first),
+    or in random order where ``rank`` is empty."""
+    n = values.shape[0]
+    if rank.shape[0] == 0:
+        return np.argsort(-values + np.random.random(n) * 1e-6, kind="mergesort")
+    by_rank = np.argsort(-rank, kind="mergesort")
+    return by_rank[np.argsort(-values[by_rank], kind="mergesort")]
+
+
+@njit(cache=True)
+def _expert_search(g, ends, rank, max_depth, nodes, w, tt, tt_value):
+    """The index in ``ends`` of the expert's turn from ``g``: iterative deepening, one more
+    turn of depth while the node budget lasts (the best turn of a search cut short is kept
+    if it searched the last iteration's best first), stopping once a win or loss is forced.
+    Turns of equal value are searched, and so chosen, in the order of ``rank`` (one number
+    per end, higher first; at random if empty)."""
+    seat = g[K.TO_MOVE]
     n = ends.shape[0]
     static = np.empty(n)
     for k in range(n):
         static[k] = K._weighted_evaluate(ends[k], seat, w)
-    order = np.argsort(-static + np.random.random(n) * 1e-6)
+    order = _ranked_order(static, rank)
     if n == 1 or static[order[0]] >= WIN:
-        return seqs[order[0]]
+        return order[0]
     tt[:, 0] = 0
     budget = np.array([0, nodes, 0], dtype=np.int64)
     best = order[0]
@@ -447,8 +472,8 @@ def _expert_choose(g, max_depth, nodes, w, tt, tt_value):
             best = found
         if budget[2] or abs(alpha) >= _DECIDED:
             break
-        order = np.argsort(-values + np.random.random(n) * 1e-6, kind="mergesort")
-    return seqs[best]
+        order = _ranked_order(values, rank)
+    return best
 
 
 @njit(cache=True)
@@ -591,6 +616,26 @@ class BatchedBot:
         seq = _choose(self._row(state), depth, width, beam, nodes, self.weights, self._tt,
                       self._tt_value)  # fmt: skip
         return tuple(int(sid) for sid in seq if sid >= 0)
+
+    def plan_ranked(
+        self, state: State, rank: Callable[[list[tuple[int, ...]]], np.ndarray]
+    ) -> tuple[int, ...]:
+        """The expert's turn from ``state`` with its ties broken by ``rank``: called with a
+        step sequence (board frame) to each distinct position the turn can end in, it
+        returns one number per sequence, higher preferred among turns the search values
+        equally."""
+        if self.params[3] == 0:
+            raise ValueError(f"{self.name!r} does not search by alpha-beta; only search:expert")
+        g = self._row(state)
+        ends, seqs = _turn_ends(g)
+        turns = [tuple(int(sid) for sid in seq if sid >= 0) for seq in seqs]
+        values = np.asarray(rank(turns), dtype=np.float64)
+        if values.shape != (len(turns),):
+            raise ValueError(f"rank gave {values.shape} numbers for {len(turns)} turns")
+        best = _expert_search(
+            g, ends, values, self.params[0], self.params[3], self.weights, self._tt, self._tt_value
+        )
+        return turns[best]
 
     def turn_steps(self, state: State) -> np.ndarray:
         """``bool[NUM_STEP_IDS]`` over the actions of ``state``'s mover (its frame): the

@@ -19,7 +19,7 @@ from splut_env.common.agents import Agent, AgentRegistry, Factory
 #: it; checkpoint paths are relative to the working folder or, failing that, to the
 #: repository the package was installed from.
 BEST = {
-    2: "search:expert=6500",
+    2: "checkpoints/splut_2p.zip:expert",
     3: "search:expert",
     4: "search:expert=10000",
 }
@@ -48,7 +48,7 @@ def _best(num_players: int, seed: int | None = None) -> Agent:
 
 
 #: Splut!'s agents by name; ``make_agent`` also reads checkpoint paths (``*.zip``,
-#: ``*.zip:shield``, ``*.zip:mirror``, ``*.zip:mcts[=N]``).
+#: ``*.zip:shield``, ``*.zip:mirror``, ``*.zip:mcts[=N]``, ``*.zip:expert[=N]``).
 PLAYERS = AgentRegistry(
     {
         "random": "splut_env.players.bots:RandomAgent",
@@ -60,7 +60,9 @@ PLAYERS = AgentRegistry(
         **{f"best:{n}p": partial(_best, n) for n in BEST},
     },
     files="splut_env.players.checkpoint:agent_from_spec",
-    files_help="a checkpoint path (*.zip, *.zip:shield, *.zip:mirror, *.zip:mcts or *.zip:mcts=N)",
+    files_help=(
+        "a checkpoint path (*.zip, *.zip:shield, *.zip:mirror, *.zip:mcts[=N] or *.zip:expert[=N])"
+    ),
 )
 
 
@@ -70,7 +72,8 @@ def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     :func:`register_agent`), ``"search:expert=N"`` (a budget of N positions per turn), a
     checkpoint path (``*.zip``; ``*.zip:shield`` adds the rules' tactical check,
     ``*.zip:mirror`` the mean over a 2-player position and its reflection,
-    ``*.zip:mcts[=N]`` a tree search over the network), or ``spec`` itself."""
+    ``*.zip:mcts[=N]`` a tree search over the network, ``*.zip:expert[=N]`` the expert's
+    search with the network choosing among turns it values equally), or ``spec`` itself."""
     return PLAYERS.make(spec, seed=seed)
 
 

@@ -23,6 +23,7 @@ from safetensors.torch import load, save
 
 from splut_env.common.agents import Agent, load_entry_point
 from splut_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
+from splut_env.players.guided import GuidedSearchAgent, parse_guided
 from splut_env.players.mcts import MCTSAgent, parse_mcts
 from splut_env.players.network import (
     INPUTS,
@@ -317,18 +318,23 @@ def agent_from_spec(spec: str, seed: int | None = None) -> Agent | None:
     """The player a checkpoint spec names (``path.zip``, ``path.zip:shield`` for
     :class:`ShieldedAgent`, ``path.zip:mirror`` for a 2-player network's mean over each
     position and its reflection, ``path.zip:mcts`` or ``path.zip:mcts=N`` for
-    :class:`~splut_env.players.mcts.MCTSAgent`), reset with ``seed``; ``None`` if ``spec``
-    names no file.
+    :class:`~splut_env.players.mcts.MCTSAgent`, ``path.zip:expert`` or ``path.zip:expert=N``
+    for :class:`~splut_env.players.guided.GuidedSearchAgent`), reset with ``seed``; ``None``
+    if ``spec`` names no file.
     This is how :func:`splut_env.players.make_agent` reads checkpoints."""
     mcts = parse_mcts(spec)
-    shield = mcts is None and spec.endswith(SHIELD_SUFFIX)
-    mirror = mcts is None and spec.endswith(MIRROR_SUFFIX)
+    guided = parse_guided(spec) if mcts is None else None
+    searched = mcts or guided
+    shield = searched is None and spec.endswith(SHIELD_SUFFIX)
+    mirror = searched is None and spec.endswith(MIRROR_SUFFIX)
     suffix = SHIELD_SUFFIX if shield else MIRROR_SUFFIX if mirror else ""
-    path = mcts[0] if mcts else spec.removesuffix(suffix)
+    path = searched[0] if searched else spec.removesuffix(suffix)
     if not (path.endswith(".zip") or os.path.isfile(path)):
         return None
     agent = load_agent(path, shield=shield, mirror=mirror)
     if mcts:
         agent = MCTSAgent(agent, simulations=mcts[1])
+    elif guided:
+        agent = GuidedSearchAgent(agent, nodes=guided[1])
     agent.reset(seed)
     return agent
