@@ -21,7 +21,7 @@ from splut_env.common.agents import Agent, AgentRegistry, Factory
 BEST = {
     2: "checkpoints/splut_2p.zip:expert",
     3: "search:expert",
-    4: "search:expert=10000",
+    4: "checkpoints/splut_4p.zip:expert=10000",
 }
 
 
