@@ -97,6 +97,12 @@ def test_the_network_decides_the_ties_and_the_play_is_legal_and_repeatable():
     assert game.steps and game.steps == play_game(agents, seed=3, max_turns=30).steps
 
 
+def test_a_network_for_another_table_size_is_refused():
+    agents = [make_agent("checkpoints/splut_3p.zip:expert=50"), make_agent("random")]
+    with pytest.raises(ValueError, match=r"splut_3p\.zip:expert=50.*trained for 3 players"):
+        play_game(agents, seed=0, max_turns=5)
+
+
 def test_it_is_refused_for_a_bot_that_does_not_search_by_alpha_beta():
     with pytest.raises(ValueError, match="only search:expert"):
         B.BatchedBot("search:hard").plan_ranked(State.initial(2), lambda turns: np.zeros(0))

@@ -42,6 +42,7 @@ class GuidedSearchAgent(TurnPlanner):
     def __init__(self, agent: PolicyAgent, nodes: int = DEFAULT_NODES, seed: int | None = None):
         super().__init__(seed)
         self.agent = agent
+        self.num_players = agent.num_players
         self.nodes = nodes
         self.name = agent.name + GUIDED_SUFFIX + ("" if nodes == DEFAULT_NODES else f"={nodes}")
         self._bot = load_entry_point(COMPILED_BOT)("search:expert", seed=seed, nodes=nodes)
