@@ -35,6 +35,7 @@ a player's slots keep their place after it is out.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -98,6 +99,14 @@ def mirror_mean(logits: Any, reflected: Any) -> Any:
 def step_id_to_action(seat: int, step_id: int) -> int:
     """The action index, in ``seat``'s frame, of an engine step id (board frame)."""
     return ROTATE_ID[seat][step_id]
+
+
+def legal_log_policy(logits: np.ndarray, seat: int, step_ids: Sequence[int]) -> np.ndarray:
+    """The log-softmax of a policy's ``logits`` (over ``seat``'s actions) restricted to the
+    legal steps ``step_ids`` (board frame), in their order."""
+    z = logits[[ROTATE_ID[seat][sid] for sid in step_ids]].astype(np.float64)
+    z -= z.max()
+    return z - np.log(np.exp(z).sum())
 
 
 def action_to_step_id(seat: int, action: int) -> int:

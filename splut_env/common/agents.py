@@ -65,6 +65,35 @@ Factory = Callable[..., Agent] | str
 MAX_BUDGET = 10_000_000
 
 
+def checked_budget(spec: str, name: str, text: str, unit: str = "", limit: int = MAX_BUDGET) -> int:
+    """``text``, the ``N`` of ``name=N`` in ``spec``, as a whole number from 1 to ``limit``;
+    else ``ValueError`` naming the spec (``unit``, e.g. ``"of simulations"``, says what N
+    counts)."""
+    if not text.isdigit() or not 1 <= int(text) <= limit:
+        number = f"a whole number {unit}".rstrip()
+        raise ValueError(
+            f"{spec!r:.120}: expected {name}=N with N {number} from 1 to {limit}, got {text!r:.40}"
+        )
+    return int(text)
+
+
+def budget_suffix(
+    spec: str,
+    suffix: str,
+    default: int,
+    unit: str = "",
+    limit: int = MAX_BUDGET,
+    head_ends: str = "",
+) -> tuple[str, int] | None:
+    """``(head, N)`` for ``spec`` = ``head + suffix`` (N = ``default``) or ``head + suffix
+    + "=N"`` (:func:`checked_budget`); ``None`` if ``spec`` ends otherwise or ``head`` does
+    not end with ``head_ends``."""
+    head, sep, tail = spec.rpartition(suffix)
+    if not sep or not head.endswith(head_ends) or (tail and not tail.startswith("=")):
+        return None
+    return head, checked_budget(spec, suffix, tail[1:], unit, limit) if tail else default
+
+
 def load_entry_point(entry_point: str) -> Any:
     """The object an ``"package.module:attribute"`` string names (imported on first use)."""
     module, _, attribute = entry_point.partition(":")
@@ -107,12 +136,7 @@ class AgentRegistry:
         factory = self._factory(name)
         if "budget" not in inspect.signature(factory).parameters:
             raise ValueError(f"{spec!r:.120}: agent {name!r} takes no search budget (=N)")
-        if not budget.isdigit() or not 1 <= int(budget) <= MAX_BUDGET:
-            raise ValueError(
-                f"{spec!r:.120}: expected {name}=N with N a whole number from 1 to "
-                f"{MAX_BUDGET}, got {budget!r:.40}"
-            )
-        return factory(seed=seed, budget=int(budget))
+        return factory(seed=seed, budget=checked_budget(spec, name, budget))
 
     def names(self) -> list[str]:
         """The registered names."""

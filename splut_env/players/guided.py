@@ -21,8 +21,8 @@ from functools import partial
 
 import numpy as np
 
-from splut_env.common.agents import load_entry_point
-from splut_env.encoding import observation_planes, step_id_to_action
+from splut_env.common.agents import budget_suffix, load_entry_point
+from splut_env.encoding import legal_log_policy, observation_planes
 from splut_env.players.bots import TurnPlanner
 from splut_env.players.network import PolicyAgent
 from splut_env.rules.engine import State
@@ -77,25 +77,15 @@ class GuidedSearchAgent(TurnPlanner):
         for prefix, row in zip(prefixes, logits, strict=True):
             position = positions[prefix]
             ids = position.legal_ids()
-            z = row[[step_id_to_action(position.to_move, sid) for sid in ids]].astype(np.float64)
-            z -= z.max()
-            z -= np.log(np.exp(z).sum())
-            log_p[prefix] = dict(zip(ids, z.tolist(), strict=True))
+            log_p[prefix] = dict(
+                zip(ids, legal_log_policy(row, position.to_move, ids), strict=True)
+            )
         return np.array([sum(log_p[turn[:i]][turn[i]] for i in range(len(turn))) for turn in turns])
 
 
 def parse_guided(spec: str) -> tuple[str, int] | None:
     """``("path.zip", nodes)`` for ``path.zip:expert`` or ``path.zip:expert=N``; ``None`` for
     a spec without the suffix. Raises ``ValueError`` for a bad ``N``."""
-    head, sep, tail = spec.rpartition(GUIDED_SUFFIX)
-    if not sep or not head.endswith(".zip") or (tail and not tail.startswith("=")):
-        return None
-    if not tail:
-        return head, DEFAULT_NODES
-    count = tail[1:]
-    if not count.isdigit() or not 1 <= int(count) <= 10_000_000:
-        raise ValueError(
-            f"{spec!r}: expected {GUIDED_SUFFIX}=N with N a whole number of positions a turn "
-            f"from 1 to 10000000, got {count!r}"
-        )
-    return head, int(count)
+    return budget_suffix(
+        spec, GUIDED_SUFFIX, DEFAULT_NODES, "of positions a turn", head_ends=".zip"
+    )

@@ -28,8 +28,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from splut_env.common.agents import Agent
-from splut_env.encoding import NUM_ACTIONS, observation_planes, step_id_to_action
+from splut_env.common.agents import Agent, budget_suffix
+from splut_env.encoding import (
+    NUM_ACTIONS,
+    legal_log_policy,
+    observation_planes,
+    step_id_to_action,
+)
 from splut_env.players.bots import potential
 from splut_env.players.network import PolicyAgent
 from splut_env.players.tactics import iter_turn_outcomes
@@ -80,9 +85,7 @@ class Node:
                 self.children[step] = Node(state, max_turns)
                 self.win = k
                 break
-        logits = np.array([prior_logits[step_id_to_action(self.mover, s)] for s in self.steps])
-        logits = np.exp(logits - logits.max())
-        self.prior = logits / logits.sum()
+        self.prior = np.exp(legal_log_policy(prior_logits, self.mover, self.steps))
         self.visits = np.zeros(len(self.steps))
         self.value = np.zeros((len(self.steps), 4))
 
@@ -265,15 +268,4 @@ class MCTSAgent(Agent):
 def parse_mcts(spec: str) -> tuple[str, int] | None:
     """``("path.zip", simulations)`` for ``path.zip:mcts`` or ``path.zip:mcts=N``; ``None``
     for a spec without the suffix. Raises ``ValueError`` for a bad ``N``."""
-    head, sep, tail = spec.rpartition(MCTS_SUFFIX)
-    if not sep or (tail and not tail.startswith("=")):
-        return None
-    if not tail:
-        return head, DEFAULT_SIMULATIONS
-    count = tail[1:]
-    if not count.isdigit() or int(count) < 1 or int(count) > 100_000:
-        raise ValueError(
-            f"{spec!r}: expected {MCTS_SUFFIX}=N with N a whole number of simulations from 1 "
-            f"to 100000, got {count!r}"
-        )
-    return head, int(count)
+    return budget_suffix(spec, MCTS_SUFFIX, DEFAULT_SIMULATIONS, "of simulations", 100_000)
