@@ -322,8 +322,7 @@ def agent_from_spec(spec: str, seed: int | None = None) -> Agent | None:
     for :class:`~splut_env.players.guided.GuidedSearchAgent`), reset with ``seed``; ``None``
     if ``spec`` names no file.
     This is how :func:`splut_env.players.make_agent` reads checkpoints."""
-    mcts = parse_mcts(spec)
-    guided = parse_guided(spec) if mcts is None else None
+    mcts, guided = parse_mcts(spec), parse_guided(spec)  # at most one: the specs end apart
     searched = mcts or guided
     shield = searched is None and spec.endswith(SHIELD_SUFFIX)
     mirror = searched is None and spec.endswith(MIRROR_SUFFIX)
