@@ -678,7 +678,9 @@ def test_smoke_training_with_more_players(tmp_path, players):
     assert_whole_game(record, players)
 
 
-@pytest.mark.parametrize(("name", "players"), [("splut_2p", 2), ("splut_3p", 3), ("splut_4p", 4)])
+@pytest.mark.parametrize(
+    ("name", "players"), [("splut_2p", 2), ("splut_2p_guide", 2), ("splut_3p", 3), ("splut_4p", 4)]
+)
 def test_shipped_checkpoints_load_and_beat_random_players(name, players):
     path = ROOT / "checkpoints" / f"{name}.zip"
     assert (ROOT / "checkpoints" / f"{name}.md").is_file()  # its model card
