@@ -19,7 +19,7 @@ from splut_env.common.agents import Agent, AgentRegistry, Factory
 #: it; checkpoint paths are relative to the working folder or, failing that, to the
 #: repository the package was installed from.
 BEST = {
-    2: "checkpoints/splut_2p_guide.zip:expert",
+    2: "checkpoints/splut_2p_guide.zip:expert=10000",
     3: "search:expert",
     4: "checkpoints/splut_4p.zip:expert=10000",
 }
