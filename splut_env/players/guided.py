@@ -27,8 +27,9 @@ from splut_env.players.bots import TurnPlanner
 from splut_env.players.network import PolicyAgent
 from splut_env.rules.engine import State
 
-#: Positions searched per turn by ``…:expert``: with the network's share of the time, about
-#: the cost per step of ``best:2p`` before it (``search:expert=6500``).
+#: Positions searched per turn by ``…:expert`` without a budget: with the network's share of
+#: the time, about the cost per step of ``search:expert=6500``. ``best:2p`` names its own
+#: budget (``splut_env.players.BEST``).
 DEFAULT_NODES = 6000
 GUIDED_SUFFIX = ":expert"
 #: The expert's search in compiled kernels (a layer above this one: named, not imported).
