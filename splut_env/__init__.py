@@ -14,11 +14,11 @@ from __future__ import annotations
 import gymnasium
 
 from splut_env import rules, splut_v0
-from splut_env.common.agents import Agent
 from splut_env.encoding import NUM_ACTIONS
 from splut_env.envs.aec import env, raw_env
 from splut_env.players import agent_names, make_agent, register_agent
 from splut_env.rules import IllegalStepError, InvalidNotationError, State
+from tabletop.agents import Agent
 
 __version__ = "0.3.0"
 

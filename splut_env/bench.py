@@ -33,8 +33,8 @@ import numpy as np
 
 from splut_env import rules
 from splut_env.batched import BatchedGames, compile_kernels
-from splut_env.common.cli import seconds
 from splut_env.envs.aec import env as splut_aec_env
+from tabletop.cli import seconds
 
 
 def engine_playouts(players: int, seconds: float) -> float:

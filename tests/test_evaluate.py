@@ -9,7 +9,8 @@ import pytest
 
 from splut_env import rules
 from splut_env.envs.gamelog import GameHead, parse_headed_games
-from training import evaluate, replay
+from tabletop import evaluate
+from training import replay
 from training.stats import elo_ratings, ffa_ratings, finishing_ranks, ladder_rating, wilson
 
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import yaml
 
-from splut_env.common.files import read_text
 from splut_env.players import agent_names
 from splut_env.players.network import INPUTS, POLICY_HEADS, NetworkShape
 from splut_env.rules.board import MAX_TURN
+from tabletop.files import read_text
 
 MAX_CONFIG_BYTES = 1 << 20
 

@@ -42,7 +42,6 @@ from tqdm import tqdm
 
 from splut_env.batched.bots import BatchedBot
 from splut_env.batched.shield import CompiledTactics, new_memo, tier_labels
-from splut_env.common.files import read_text
 from splut_env.encoding import (
     MIRROR_ACTION,
     NUM_ACTIONS,
@@ -62,6 +61,7 @@ from splut_env.players.checkpoint import Checkpoint, load_checkpoint, save_playe
 from splut_env.players.network import INPUTS, POLICY_HEADS, NetworkShape, build_policy, shape_of
 from splut_env.rules import State, from_spn, step_id
 from splut_env.rules.board import SEATS
+from tabletop.files import read_text
 from training.evaluate import random_opening
 from training.expert_iteration import forward, game_samples, update
 from training.pretrain import DEAD_VALUE_SPREAD, value_spread

@@ -10,11 +10,11 @@ import argparse
 import time
 from pathlib import Path
 
-from splut_env.common.cli import int_range, seconds
 from splut_env.envs.gamelog import positions, read_games
 from splut_env.envs.render import render_rgb
 from splut_env.rules.diagram import render_ansi
 from splut_env.rules.engine import State
+from tabletop.cli import int_range, seconds
 
 
 def save_gif(states: list[State], path: Path, ms_per_step: int = 400) -> None:

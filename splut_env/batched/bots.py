@@ -658,7 +658,7 @@ class BatchedBot:
 
 
 class CompiledAgent(TurnPlanner):
-    """A compiled bot as a scalar :class:`~splut_env.common.agents.Agent`, one game at a
+    """A compiled bot as a scalar :class:`~tabletop.agents.Agent`, one game at a
     time: how ``make_agent`` plays ``search:easy|medium|hard|expert``."""
 
     def __init__(

@@ -1,4 +1,2 @@
-"""What does not depend on the game: the agent interface and registry
-(:mod:`~splut_env.common.agents`), command-line value types (:mod:`~splut_env.common.cli`)
-and bounded file reading (:mod:`~splut_env.common.files`). Nothing here imports the rest of
-the package."""
+"""The game-agnostic modules that were here live in :mod:`tabletop` now; ``agents``, ``cli``
+and ``files`` stay importable from here."""

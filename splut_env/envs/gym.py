@@ -25,7 +25,6 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from splut_env.common.agents import Agent, check_table
 from splut_env.encoding import (
     NUM_ACTIONS,
     OBS_SHAPE,
@@ -43,6 +42,7 @@ from splut_env.players import make_agent
 from splut_env.rules import step_id
 from splut_env.rules.board import SEATS, SEATS_IN_PLAY, whole_number
 from splut_env.rules.notation import IllegalStepError, format_spn, step_text
+from tabletop.agents import Agent, check_table
 
 OpponentSpec = str | Agent
 

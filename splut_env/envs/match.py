@@ -6,27 +6,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from splut_env.common.agents import Agent, agent_seed, check_table
 from splut_env.encoding import checked_step_id, observation
 from splut_env.rules import from_spn
 from splut_env.rules.engine import State
 from splut_env.rules.notation import format_spn, step_text
-
-
-@dataclass
-class GameRecord:
-    """One finished (or truncated) game: everything needed to score and replay it."""
-
-    start_spn: str
-    steps: list[str]
-    winner: int | None  # player index (seat order of the game), None for no winner
-    eliminated: list[int]  # player indices in the order their wizards died
-    turns: int
-    final_spn: str
-    think_seconds: list[float] = field(default_factory=list)
-    decisions: list[int] = field(default_factory=list)
+from tabletop.agents import Agent, agent_seed, check_table
+from tabletop.match import GameRecord
 
 
 def play_game(

@@ -33,13 +33,13 @@ from gymnasium.vector.utils import batch_space
 from splut_env.batched import BatchedGames
 from splut_env.batched import kernels as K
 from splut_env.batched.bots import LEVELS, BatchedBot
-from splut_env.common.agents import Agent
 from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE, checked_step_id
 from splut_env.envs.aec import check_settings
 from splut_env.envs.gym import OpponentSpec, opponent_agents, opponent_specs, player_index
 from splut_env.players import make_agent
 from splut_env.rules.board import SEATS_IN_PLAY
 from splut_env.rules.notation import quote
+from tabletop.agents import Agent
 
 #: Draws of a game's opening and opponents before :meth:`SplutVectorEnv.reset` gives up on
 #: a game that keeps ending before its learner's first step.

@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 from splut_env import rules
-from splut_env.common.agents import check_table
-from splut_env.common.cli import int_range, seconds
 from splut_env.envs.aec import env as make_env
 from splut_env.envs.render import render_rgb
 from splut_env.players import agent_names, make_agent
 from splut_env.rules.board import MAX_TURN
 from splut_env.rules.engine import State
+from tabletop.agents import check_table
+from tabletop.cli import int_range, seconds
 
 
 def play_game(players: list[str], seed: int, max_turns: int, delay: float, color: bool) -> State:

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from splut_env.common.agents import Agent, agent_seed, check_table
 from splut_env.encoding import checked_step_id, observation
 from splut_env.envs.gamelog import LOG_HEADER, log_line, read_games
 from splut_env.players import make_agent
@@ -32,6 +31,7 @@ from splut_env.rules.board import (
 from splut_env.rules.diagram import SEAT_COLOURS
 from splut_env.rules.engine import State
 from splut_env.rules.notation import IllegalStepError, format_spn, step_text
+from tabletop.agents import Agent, agent_seed, check_table
 
 HUMAN = "human"
 PIECE_NAMES = ("wizard", "troll", "dwarf")

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from splut_env.common.agents import Agent, check_table
-from splut_env.common.cli import int_range, seconds
 from splut_env.play.session import HUMAN, Game
 from splut_env.players import agent_names, make_agent
 from splut_env.rules.board import MAX_TURN
 from splut_env.rules.diagram import render_ansi
+from tabletop.agents import Agent, check_table
+from tabletop.cli import int_range, seconds
 
 HELP = """\
   <step>      play a step in notation, e.g. Dn, Twp, Tnxe, We@c5 (letters in any case)

@@ -41,14 +41,14 @@ except ImportError as err:  # pragma: no cover - depends on the install
         f"the browser front end needs FastAPI and uvicorn ({err}): pip install 'splut-env[web]'"
     ) from err
 
-from splut_env.common.agents import Agent
-from splut_env.common.cli import int_range
 from splut_env.play.session import HUMAN, Game
 from splut_env.players import agent_names
 from splut_env.players.tactics import SHIELD_SUFFIX
 from splut_env.rules.board import KINDS, SEATS, SEATS_IN_PLAY, SQUARE_NAMES
 from splut_env.rules.diagram import SEAT_COLOURS
 from splut_env.rules.notation import format_spn, quote
+from tabletop.agents import Agent
+from tabletop.cli import int_range
 
 if TYPE_CHECKING:
     from splut_env.players.checkpoint import Checkpoint

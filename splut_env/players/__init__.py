@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from splut_env.common.agents import Agent, AgentRegistry, Factory
+from tabletop.agents import Agent, AgentRegistry, Factory
 
 #: The strongest player shipped for each table size, as measured in the README's "The
 #: strongest players": ``make_agent("best:2p")`` plays it. A spec as ``make_agent`` reads

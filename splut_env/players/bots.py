@@ -53,7 +53,6 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from splut_env.common.agents import Agent
 from splut_env.encoding import step_id_to_action
 from splut_env.players.tactics import Outcome, exposed, kill_throws, turn_outcomes
 from splut_env.rules.board import (
@@ -63,6 +62,7 @@ from splut_env.rules.board import (
     SQUARE_XY,
 )
 from splut_env.rules.engine import State
+from tabletop.agents import Agent
 
 WIN = 1000.0
 DIST: tuple[tuple[int, ...], ...] = tuple(

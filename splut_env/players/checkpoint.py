@@ -10,10 +10,7 @@ whole algorithm state, pickled by stable-baselines3) are another thing: see
 
 from __future__ import annotations
 
-import json
 import os
-import zipfile
-import zlib
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -21,7 +18,6 @@ from typing import Any
 import torch
 from safetensors.torch import load, save
 
-from splut_env.common.agents import Agent, load_entry_point
 from splut_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
 from splut_env.players.guided import GuidedSearchAgent, parse_guided
 from splut_env.players.mcts import MCTSAgent, parse_mcts
@@ -36,22 +32,29 @@ from splut_env.players.network import (
 from splut_env.players.tactics import SHIELD_SUFFIX, ShieldedAgent
 from splut_env.rules.board import player_count, turn_cap, whole_number
 from splut_env.rules.notation import quote
+from tabletop.agents import Agent, load_entry_point
+from tabletop.playerfile import (
+    PLAYER_FORMAT,
+    WEIGHTS_NAME,
+    PlayerFileError,
+    meta_name,
+    parse_meta,
+    read_members,
+    write_player_file,
+)
 
 
-class CheckpointError(ValueError):
+class CheckpointError(PlayerFileError):
     """A checkpoint file that cannot be loaded: missing, damaged, of another format or
     layout, or trained for something else. The message names the file and the problem."""
 
 
-#: Members of a player checkpoint (a zip): the metadata, and the weights as safetensors.
-META_NAME = "splut_env.json"
-WEIGHTS_NAME = "policy.safetensors"
-PLAYER_FORMAT = "splut-env-player"
+#: Members of a player checkpoint (a zip, :mod:`tabletop.playerfile`): the metadata, and the
+#: weights as safetensors.
+META_NAME = meta_name("splut")
 FORMAT_VERSION = 2
 LEGACY_FORMAT = "splut-env-policy"
 MIRROR_SUFFIX = ":mirror"
-MAX_META_BYTES = 1 << 20
-MAX_WEIGHTS_BYTES = 256 << 20
 CONVERT_HINT = (
     "it is an old-format checkpoint (splut-env 0.1: a stable-baselines3 zip, read with "
     "pickle, which can run code planted in the file), so it is not loaded. If you trust where "
@@ -126,57 +129,18 @@ def save_player(
         "network": shape.to_json(),
         **facts,
     }
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(META_NAME, json.dumps(meta, indent=2))
-        zf.writestr(WEIGHTS_NAME, save(policy_weights(policy)))
-    tmp.replace(path)
-    return path
+    return write_player_file(path, "splut", meta, save(policy_weights(policy)))
 
 
 def _read_members(path: Path) -> dict[str, bytes]:
     """The members of a player checkpoint, checked before anything is decompressed."""
-    where = repr(str(path))
-    if path.is_dir():
-        raise CheckpointError(f"checkpoint {where} is a folder; expected a .zip file")
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {where} does not exist")
-    limits = {META_NAME: MAX_META_BYTES, WEIGHTS_NAME: MAX_WEIGHTS_BYTES}
     try:
-        with zipfile.ZipFile(path) as zf:
-            infos = zf.infolist()
-            names = [i.filename for i in infos]
-            if "data" in names or "policy.pth" in names:
-                raise CheckpointError(f"checkpoint {where}: {CONVERT_HINT}")
-            if sorted(names) != sorted(limits):
-                raise CheckpointError(
-                    f"checkpoint {where} holds {quote(names)}; a splut-env player checkpoint "
-                    f"holds exactly {sorted(limits)}"
-                )
-            members = {}
-            for info in infos:
-                if info.flag_bits & 0x1:
-                    raise CheckpointError(
-                        f"checkpoint {where}: member {info.filename} is encrypted"
-                    )
-                if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-                    raise CheckpointError(
-                        f"checkpoint {where}: member {info.filename} uses compression method "
-                        f"{info.compress_type}; expected stored (0) or deflated (8)"
-                    )
-                if info.file_size > limits[info.filename]:
-                    raise CheckpointError(
-                        f"checkpoint {where}: member {info.filename} is {info.file_size:,} "
-                        f"bytes, more than the {limits[info.filename]:,} allowed"
-                    )
-                members[info.filename] = zf.read(info)
-    except CheckpointError:
-        raise
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError, zlib.error) as err:
-        raise CheckpointError(f"checkpoint {where} is not a readable zip file: {err}") from err
-    return members
+        members = read_members(path, "splut", legacy=("data", "policy.pth"))
+    except PlayerFileError as err:
+        if str(err).endswith(": legacy"):
+            raise CheckpointError(f"checkpoint {str(path)!r}: {CONVERT_HINT}") from None
+        raise CheckpointError(str(err)) from None
+    return {META_NAME: members["meta"], WEIGHTS_NAME: members["weights"]}
 
 
 def _check_meta(meta: Any, where: str) -> dict[str, Any]:
@@ -224,9 +188,9 @@ def read_meta(path: str | Path) -> dict[str, Any]:
 
 def _parse_meta(raw: bytes, where: str) -> dict[str, Any]:
     try:
-        meta = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as err:
-        raise CheckpointError(f"{where}: {META_NAME} is not valid JSON: {err}") from err
+        meta = parse_meta(raw, "splut", where)
+    except PlayerFileError as err:
+        raise CheckpointError(str(err)) from None
     return _check_meta(meta, where)
 
 

@@ -21,11 +21,11 @@ from functools import partial
 
 import numpy as np
 
-from splut_env.common.agents import budget_suffix, load_entry_point
 from splut_env.encoding import legal_log_policy, observation_planes
 from splut_env.players.bots import TurnPlanner
 from splut_env.players.network import PolicyAgent
 from splut_env.rules.engine import State
+from tabletop.agents import budget_suffix, load_entry_point
 
 #: Positions searched per turn by ``…:expert`` without a budget: with the network's share of
 #: the time, about the cost per step of ``search:expert=6500``. ``best:2p`` names its own

@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from splut_env.common.agents import Agent, budget_suffix
 from splut_env.encoding import (
     NUM_ACTIONS,
     legal_log_policy,
@@ -39,6 +38,7 @@ from splut_env.players.bots import potential
 from splut_env.players.network import PolicyAgent
 from splut_env.players.tactics import iter_turn_outcomes
 from splut_env.rules.engine import State
+from tabletop.agents import Agent, budget_suffix
 
 #: Simulations per step of ``…:mcts``: 260 ms per step for the shipped 2-player network
 #: (6 × 64) on the 2-core development machine (two games at once, one per core); the budget

@@ -19,7 +19,6 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 from torch.nn import functional as F
 
-from splut_env.common.agents import Agent
 from splut_env.encoding import (
     FRAME_CELL,
     NUM_ACTIONS,
@@ -37,6 +36,7 @@ from splut_env.encoding import (
 from splut_env.encoding import observation as encode
 from splut_env.rules.board import DECODED, DWARF, NEIGHBOUR, WIZARD
 from splut_env.rules.engine import State
+from tabletop.agents import Agent
 
 POLICY_HEADS = ("linear", "steps")
 #: What :class:`BoardNet` reads: the observation planes alone, or with :class:`LinePlanes`.

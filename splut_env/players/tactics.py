@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from splut_env.common.agents import Agent
 from splut_env.encoding import NUM_ACTIONS, action_to_step_id, step_id_to_action
 from splut_env.encoding import observation as encode
 from splut_env.rules.board import (
@@ -23,6 +22,7 @@ from splut_env.rules.board import (
     decode_id,
 )
 from splut_env.rules.engine import State
+from tabletop.agents import Agent
 
 _IS_THROW = tuple(TROLL_BASE <= i < TROLL_BASE + 24 and decode_id(i)[2] >= 2 for i in range(196))
 
