@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from splut_env import rules
-from splut_env.encoding import checked_step_id, observation
+from splut_env.encoding import NUM_ACTIONS, OBS_SHAPE, checked_step_id, observation
 from splut_env.envs.match import play_game
 from splut_env.players import PLAYERS
 from splut_env.rules.board import MAX_TURN
@@ -31,6 +31,8 @@ class Splut(Game):
     gym_id = "splut_env/Splut-v0"
     max_turns = 200
     max_turns_limit = MAX_TURN
+    observation_shape = OBS_SHAPE
+    num_actions = NUM_ACTIONS
 
     @property
     def players(self) -> AgentRegistry:

@@ -50,6 +50,10 @@ class Game(abc.ABC):
     #: The turn a match is cut after by default, and the largest cut a user may set.
     max_turns: int
     max_turns_limit: int
+    #: The observation planes' shape and the size of the action space (the same for every
+    #: table size and seat: each player sees the game from its own side).
+    observation_shape: tuple[int, ...]
+    num_actions: int
 
     @property
     @abc.abstractmethod
@@ -79,8 +83,9 @@ class Game(abc.ABC):
         """The player index (0 = first seat) to move, ``None`` once the game is over."""
 
     @abc.abstractmethod
-    def turn(self, state: Any) -> int:
-        """The turn number, counted as the game's ``max_turns`` is."""
+    def turn(self, state: Any) -> int | None:
+        """The turn number, counted as the game's ``max_turns`` is; ``None`` for a game
+        whose positions hold no counter (matches then count the moves they play)."""
 
     @abc.abstractmethod
     def legal_moves(self, state: Any) -> list[str]:
@@ -113,6 +118,15 @@ class Game(abc.ABC):
         """Each player's finishing rank (1 = best, ties share a rank), for ratings."""
 
     # --- what the core does the same way for every game, unless a game overrides it ------
+
+    def rewards(self, state: Any) -> list[float]:
+        """Each player's reward for a finished game: ``+1`` for the winner and ``-1`` for the
+        others; with no single winner, ``0`` for the players ranked first and ``-1`` for the
+        rest."""
+        winner = self.winner(state)
+        if winner is not None:
+            return [1.0 if k == winner else -1.0 for k in range(self.num_players(state))]
+        return [0.0 if rank == 1 else -1.0 for rank in self.ranks(state)]
 
     @property
     def log_header(self) -> str:

@@ -52,8 +52,14 @@ def play_game(
     check_table(agents, n)
     for k, agent in enumerate(agents):
         agent.reset(seed=agent_seed(seed, k))
-    record = GameRecord(game.to_text(state), [], None, [], game.turn(state), "", [0.0] * n, [0] * n)
-    while (k := game.player_to_move(state)) is not None and game.turn(state) <= max_turns:
+    start_turn = game.turn(state)
+    counted = start_turn is None  # the game keeps no turn counter: count the moves played
+
+    def turn() -> int:
+        return len(record.steps) if counted else game.turn(state)
+
+    record = GameRecord(game.to_text(state), [], None, [], start_turn or 0, "", [0.0] * n, [0] * n)
+    while (k := game.player_to_move(state)) is not None and turn() <= max_turns:
         agent = agents[k]
         obs = game.observe(state, k, max_turns) if agent.needs_observation else None
         start_time = time.perf_counter()
@@ -63,6 +69,6 @@ def play_game(
         record.steps.append(game.apply_action(state, action, who=f"agent {agent!r} (player_{k})"))
     record.winner = game.winner(state)
     record.ranks = game.ranks(state)
-    record.turns = min(game.turn(state), max_turns)
+    record.turns = min(turn(), max_turns)
     record.final_spn = game.to_text(state)
     return record

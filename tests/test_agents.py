@@ -1,4 +1,4 @@
-"""The agent registry (:mod:`splut_env.common.agents`, :data:`splut_env.players.PLAYERS`)
+"""The agent registry (:mod:`tabletop.agents`, :data:`splut_env.players.PLAYERS`)
 and the public names kept across the 0.3 layout."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 import splut_env
 from splut_env.batched.bots import CompiledAgent
-from splut_env.common.agents import Agent, AgentRegistry
+from tabletop.agents import Agent, AgentRegistry
 from splut_env.envs.gym import SplutGymEnv
 from splut_env.players import PLAYERS
 from splut_env.players.bots import GreedyAgent, RandomAgent

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 
 import splut_env
 from splut_env import rules
-from splut_env.common.agents import Agent
+from tabletop.agents import Agent
 from splut_env.encoding import step_id_to_action
 from splut_env.envs.gym import SplutGymEnv
 from splut_env.rules import IllegalStepError

@@ -13,7 +13,7 @@ from conftest import greedy_turns
 from splut_env import make_agent, rules
 from splut_env.batched import BatchedGames
 from splut_env.batched.shield import CompiledTactics, _forced_loss, new_memo, tier_labels
-from splut_env.common.agents import Agent
+from tabletop.agents import Agent
 from splut_env.encoding import action_to_step_id, step_id_to_action
 from splut_env.players.tactics import (
     ShieldedAgent,

@@ -10,7 +10,7 @@ from gymnasium.vector import AutoresetMode
 
 from splut_env.batched import BatchedGames
 from splut_env.batched.bots import BatchedBot
-from splut_env.common.agents import Agent
+from tabletop.agents import Agent
 from splut_env.encoding import action_mask, observation_planes
 from splut_env.envs.gym import SplutGymEnv
 from splut_env.envs.vector import SplutVectorEnv

@@ -16,10 +16,9 @@ from typing import Any
 
 import yaml
 
-from splut_env.players import agent_names
 from splut_env.players.network import INPUTS, POLICY_HEADS, NetworkShape
-from splut_env.rules.board import MAX_TURN
 from tabletop.files import read_text
+from tabletop.games import get_game
 
 MAX_CONFIG_BYTES = 1 << 20
 
@@ -63,7 +62,7 @@ class OpponentDraws:
     bot_weights: list[float] = field(default_factory=list)
     """Relative chance of each of ``bots`` when a bot is drawn (empty: all equal)."""
 
-    def check_draws(self, section: str) -> None:
+    def check_draws(self, section: str, game: str = "splut") -> None:
         """The chances sum to 1; the bots are registered names with matching weights."""
         chances = [("p_latest", self.p_latest), ("p_past", self.p_past), ("p_bots", self.p_bots)]
         for name, value in chances:
@@ -78,7 +77,7 @@ class OpponentDraws:
             raise ConfigError(
                 f"{section}.bots must name at least one bot when {section}.p_bots > 0"
             )
-        check_names(f"{section}.bots", self.bots)
+        check_names(f"{section}.bots", self.bots, game)
         check_weights(f"{section}.bot_weights", self.bot_weights, len(self.bots), f"{section}.bots")
 
 
@@ -153,6 +152,8 @@ class RunConfig:
 
     name: str = "run"
     """Names the run folder: ``runs/<name>__seed<seed>__<time>``."""
+    game: str = "splut"
+    """The game: ``splut`` or ``talat`` (a config without the key trains Splut!)."""
     num_players: int = 2
     max_turns: int = 200
     seed: int = 0
@@ -212,7 +213,7 @@ class TrainConfig(RunConfig):
                 ("pretrain.batch_size", self.pretrain.batch_size),
             ]
         )
-        self.pool.check_draws("pool")
+        self.pool.check_draws("pool", self.game)
         if self.pretrain.games < 0:
             raise ConfigError(f"pretrain.games must be at least 0, got {self.pretrain.games}")
         if self.eval.openings < 0:
@@ -253,14 +254,17 @@ class TrainConfig(RunConfig):
         check_weights(
             "pool.player_weights", self.pool.player_weights, self.num_players, "num_players"
         )
-        check_names("eval.bots", self.eval.bots)
-        check_ladder(self.eval.ladder, self.eval.bots, self.num_players)
-        check_names("pretrain.teacher", [self.pretrain.teacher])
+        check_names("eval.bots", self.eval.bots, self.game)
+        check_ladder(self.eval.ladder, self.eval.bots, self.num_players, self.game)
+        check_names("pretrain.teacher", [self.pretrain.teacher], self.game)
         if (self.ppo.n_steps * self.n_envs) % self.ppo.batch_size:
             raise ConfigError(
                 f"ppo.batch_size ({self.ppo.batch_size}) must divide ppo.n_steps × n_envs "
                 f"({self.ppo.n_steps * self.n_envs})"
             )
+        from training.kits import training_kit
+
+        training_kit(self.game).check(self)
 
 
 @dataclass
@@ -457,8 +461,14 @@ def check_positive(fields: list[tuple[str, int]]) -> None:
 def check_run(config: Any) -> None:
     """``name``, ``seed``, ``num_players``, ``max_turns`` and ``torch_threads``."""
     check_positive([("torch_threads", config.torch_threads), ("max_turns", config.max_turns)])
-    if config.num_players not in (2, 3, 4):
-        raise ConfigError(f"num_players must be 2, 3 or 4, got {config.num_players}")
+    try:
+        game = get_game(config.game)
+    except ValueError as err:
+        raise ConfigError(f"game: {err}") from None
+    if config.num_players not in game.player_counts:
+        raise ConfigError(
+            f"num_players must be {game.counts_text()} for {game.title}, got {config.num_players}"
+        )
     if not NAME_RE.fullmatch(config.name):
         raise ConfigError(
             f"name must be 1-100 letters, digits, '.', '_' or '-', not starting with '.' "
@@ -466,8 +476,10 @@ def check_run(config: Any) -> None:
         )
     if not 0 <= config.seed < 2**32:
         raise ConfigError(f"seed must be from 0 to 2**32 - 1, got {config.seed}")
-    if config.max_turns > MAX_TURN:
-        raise ConfigError(f"max_turns must be at most {MAX_TURN}, got {config.max_turns}")
+    if config.max_turns > game.max_turns_limit:
+        raise ConfigError(
+            f"max_turns must be at most {game.max_turns_limit}, got {config.max_turns}"
+        )
 
 
 def check_ppo(ppo: PPOConfig) -> None:
@@ -532,13 +544,15 @@ def check_weights(name: str, weights: list[float], size: int, what: str) -> None
         raise ConfigError(f"{name} must be non-negative with a positive sum, got {weights}")
 
 
-def check_ladder(ladder: dict[str, float], bots: list[str], num_players: int) -> None:
+def check_ladder(
+    ladder: dict[str, float], bots: list[str], num_players: int, game: str = "splut"
+) -> None:
     """``eval.ladder``: 2-player ratings of bots that ``eval.bots`` plays."""
     if not ladder:
         return
     if num_players != 2:
         raise ConfigError(f"eval.ladder holds 2-player ratings, but num_players is {num_players}")
-    check_names("eval.ladder", list(ladder))
+    check_names("eval.ladder", list(ladder), game)
     if not set(ladder) & set(bots):
         raise ConfigError(
             f"eval.ladder rates the learner from its games against eval.bots, but none of "
@@ -546,11 +560,12 @@ def check_ladder(ladder: dict[str, float], bots: list[str], num_players: int) ->
         )
 
 
-def check_names(name: str, bots: list[str]) -> None:
-    """Registered agent names."""
+def check_names(name: str, bots: list[str], game: str = "splut") -> None:
+    """Agent names registered for ``game``."""
+    names = get_game(game).players.names()
     for bot in bots:
-        if bot not in agent_names():
-            raise ConfigError(f"{name}: unknown bot {bot!r}, expected one of {agent_names()}")
+        if bot not in names:
+            raise ConfigError(f"{name}: unknown bot {bot!r}, expected one of {names}")
 
 
 def _build(cls: type, data: Any, prefix: str) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -63,6 +64,21 @@ def weighted_choice(rng: np.random.Generator, weights: Sequence[float]) -> int:
     """An index into ``weights``, drawn in proportion to them."""
     p = np.asarray(weights, dtype=float)
     return int(rng.choice(len(p), p=p / p.sum()))
+
+
+def draw_opponent(
+    rng: np.random.Generator, draws: Any, order: Sequence[str], num_bots: int
+) -> tuple[str | None, int]:
+    """One opponent seat's draw (``draws``: a config with ``p_latest``, ``p_past`` and
+    ``bot_weights``): ``(label, -1)`` for the snapshot ``label`` of ``order`` (oldest first),
+    or ``(None, k)`` for the ``k``-th bot."""
+    r = rng.random()
+    if order and (r < draws.p_latest or not num_bots):
+        return order[-1], -1
+    if order and r < draws.p_latest + draws.p_past:
+        past = order[:-1] or order
+        return past[int(rng.integers(len(past)))], -1
+    return None, weighted_choice(rng, draws.bot_weights or [1.0] * num_bots)
 
 
 def opponent_kind(label: str, latest: str | None) -> str:

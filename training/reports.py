@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from tabletop.games import get_game
 from training.config import ExItConfig, TrainConfig
 from training.config import to_dict as config_dict
 from training.stats import Z95, ladder_rating, wilson
@@ -171,7 +172,8 @@ def model_card(
     lines = [
         f"# Model card: {config.name}",
         "",
-        f"- checkpoint: `{path}` (load with `splut_env.load_agent(path)`)",
+        f"- game: {get_game(getattr(config, 'game', 'splut')).title}; checkpoint: `{path}` "
+        f"(load with `{getattr(config, 'game', 'splut')}_env.load_agent(path)`)",
         f"- players: {config.num_players}; max turns: {config.max_turns}; seed: {config.seed}",
         f"- learner steps: {steps:,}; wall time: {wall / 60:.1f} min",
         f"- self-play time{since}: {time_split_line(time_split)}; "

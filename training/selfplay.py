@@ -24,7 +24,7 @@ from splut_env.players import make_agent
 from splut_env.players.bots import POTENTIAL_BOUND
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
 from training.config import PoolConfig
-from training.pool import Snapshot, weighted_choice
+from training.pool import Snapshot, draw_opponent
 
 
 class SelfPlayVecEnv(SplutVectorEnv):
@@ -98,14 +98,8 @@ class SelfPlayVecEnv(SplutVectorEnv):
         chosen = np.empty((len(rows), self.num_players - 1), dtype=np.int64)
         for j, row in enumerate(rows.tolist()):
             for k in range(self.num_players - 1):
-                r = rng.random()
-                if self._order and (r < cfg.p_latest or not self._bot_slots):
-                    label = self._order[-1]
-                elif self._order and r < cfg.p_latest + cfg.p_past:
-                    past = self._order[:-1] or self._order
-                    label = past[int(rng.integers(len(past)))]
-                else:
-                    pick = weighted_choice(rng, cfg.bot_weights or [1.0] * len(cfg.bots))
+                label, pick = draw_opponent(rng, cfg, self._order, len(self._bot_slots))
+                if label is None:
                     self._labels[row, k] = cfg.bots[pick]
                     chosen[j, k] = self._bot_slots[pick]
                     continue

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,27 +36,39 @@ def measure(config_path: str, steps: int, snapshots: int, overrides: list[str]) 
     from training import threads
     from training.config import load_config
     from training.pool import SnapshotPool
-    from training.train import make_vec_env, new_model, seed_everything
+    from training.train import RunState, SelfPlayCallback, make_vec_env, new_model, seed_everything
 
+    never = 10**12
     config = load_config(
-        Path(config_path), ["pretrain.games=0", "eval.every=1000000000", *overrides]
+        Path(config_path),
+        ["pretrain.games=0", f"eval.every={never}", f"checkpoint_every={never}", *overrides],
     )
     seed_everything(config.seed)
     threads.configure(config.torch_threads)
-    vec_env = make_vec_env(config, {"env": 0.0})
-    run_dir = Path(os.environ.get("TMPDIR", "/tmp")) / f"throughput_{os.getpid()}"
+    clock = {"env": 0.0}
+    vec_env = make_vec_env(config, clock)
+    run_dir = Path(tempfile.mkdtemp(prefix="throughput_"))
     model = new_model(config, vec_env, run_dir)
     model.tensorboard_log = None
     pool = SnapshotPool(max(snapshots, 1))
     for k in range(snapshots):
         pool.add(model.policy, k)
     vec_env.env_method("set_pool", pool.payload())
+    state = RunState(next_snapshot=never, next_eval=never, next_checkpoint=never)
+
+    class Timed(SelfPlayCallback):
+        def checkpoint(self, steps: int) -> None:  # measured runs save nothing
+            self.last_checkpoint = steps
+
+    callback = Timed(config, run_dir, pool, state, clock)
     rollout = config.n_envs * config.ppo.n_steps
-    model.learn(rollout, reset_num_timesteps=True)
+    model.learn(rollout, callback=callback, reset_num_timesteps=True)
     start = time.perf_counter()
-    model.learn(max(steps, rollout), reset_num_timesteps=False)
+    model.learn(max(steps, rollout), callback=callback, reset_num_timesteps=False)
     seconds = time.perf_counter() - start
     vec_env.close()
+    shutil.rmtree(run_dir, ignore_errors=True)
+    print(f"threads by phase: {callback.threads.summary()}", file=sys.stderr)
     return (model.num_timesteps - rollout) / seconds
 
 

@@ -43,17 +43,13 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecMonitor
 from tqdm import tqdm
 
-from splut_env.encoding import LAYOUT_VERSION
-from splut_env.players.checkpoint import save_player
-from splut_env.players.network import BoardPolicy, PolicyAgent, build_policy
-from training import manifest, perception, reports
+from training import manifest, perception, reports, threads
 from training.config import ConfigError, TrainConfig, load_config
 from training.config import to_dict as config_dict
 from training.evaluate import evaluate_agent
+from training.kits import training_kit
 from training.pool import SnapshotPool, opponent_kind
-from training.pretrain import load_start, warm_start
 from training.sb3vec import SB3VecEnv
-from training.selfplay import SelfPlayVecEnv
 from training.stats import ladder_rating
 
 # --- seeding -----------------------------------------------------------------------------
@@ -116,17 +112,7 @@ def next_multiple(steps: int, every: int) -> int:
 def make_vec_env(config: TrainConfig, clock: dict[str, float]) -> VecMonitor:
     """The self-play games (``n_envs`` of them, stepped together in this process), as a
     stable-baselines3 ``VecEnv``; ``clock["env"]`` adds up the seconds spent in them."""
-    games = SelfPlayVecEnv(
-        config.n_envs,
-        config.num_players,
-        config.max_turns,
-        config.pool,
-        config.network,
-        seed=config.seed,
-        shaping=config.reward.shaping,
-        gamma=config.ppo.gamma,
-        opening_steps=config.opening_steps,
-    )
+    games = training_kit(config.game).selfplay_env(config)
     vec = SB3VecEnv(games, clock)
     vec.seed(config.seed)
     return VecMonitor(vec)
@@ -138,9 +124,13 @@ def evaluate_policy(
     """The deterministic policy against each of ``config.eval.bots``: ``{bot: (wins, draws,
     games)}``, played as ``python -m training.evaluate`` plays them (``--openings
     eval.openings``)."""
-    agent = PolicyAgent(policy, "learner", deterministic=True, max_turns=config.max_turns)
+    agent = training_kit(config.game).policy_agent(
+        policy, "learner", deterministic=True, max_turns=config.max_turns
+    )
     bots, players, turns = config.eval.bots, config.num_players, config.max_turns
-    return evaluate_agent(agent, bots, players, games, seed, turns, openings=config.eval.openings)
+    return evaluate_agent(
+        agent, bots, players, games, seed, turns, openings=config.eval.openings, game=config.game
+    )
 
 
 # --- the self-play loop ------------------------------------------------------------------
@@ -174,6 +164,7 @@ class SelfPlayCallback(BaseCallback):
         self.bar: Any = None
         self.perception_samples: dict[str, np.ndarray] | None = None
         self.perception_rng = np.random.default_rng([config.seed, state.steps])
+        self.threads = threads.ThreadTuner(config.torch_threads)
 
     def request_stop(self, signum: int, _frame: Any) -> None:
         print(f"\nsignal {signum}: saving a checkpoint and stopping", flush=True)
@@ -202,6 +193,8 @@ class SelfPlayCallback(BaseCallback):
             self.training_env.env_method("record_positions", indices=0)
 
     def _on_rollout_start(self) -> None:
+        self.threads.stop()  # the update (or the start) ends here
+        self.threads.start("rollout")
         self._lap("learn")
         self.clock["env"] = 0.0
         if self.perception_samples is not None:
@@ -231,6 +224,7 @@ class SelfPlayCallback(BaseCallback):
         return not self.stop_requested
 
     def _on_rollout_end(self) -> None:
+        self.threads.stop()
         self._lap("inference")
         split = self.state.time_split
         split["env"] += self.clock["env"]
@@ -250,6 +244,7 @@ class SelfPlayCallback(BaseCallback):
         self.bar.set_postfix_str(" ".join(f"{k}:{100 * v:.0f}%" for k, v in rates.items()))
         if self.config.perception.fraction > 0:
             self.label_rollout()
+        self.threads.start("update")
 
     def label_rollout(self) -> None:
         """Label a share of the rollout's positions with the shield's tiers, for the
@@ -278,7 +273,8 @@ class SelfPlayCallback(BaseCallback):
 
     def evaluate(self, steps: int) -> None:
         self._lap("inference")
-        results = evaluate_policy(self.model.policy, self.config, self.config.eval.games, steps)
+        with self.threads.aside():
+            results = evaluate_policy(self.model.policy, self.config, self.config.eval.games, steps)
         row = {"steps": steps, "wall_seconds": round(self.wall(), 1)}
         for bot, (wins, _, games) in results.items():
             row[f"vs_{bot}"] = wins / games
@@ -296,11 +292,13 @@ class SelfPlayCallback(BaseCallback):
         self.state.steps, self.state.wall_seconds = steps, self.wall()
         self.last_checkpoint = steps
         folder = self.run_dir / "checkpoints" / f"step_{steps:010d}"
-        save_checkpoint(folder, self.model, self.pool, self.state, self.config)
+        with self.threads.aside(torch.get_num_threads()):
+            save_checkpoint(folder, self.model, self.pool, self.state, self.config)
         self.bar.write(f"step {steps}: checkpoint {folder}")
         self._lap("evaluate")
 
     def _on_training_end(self) -> None:
+        self.threads.stop()
         self._lap("learn")
         if self.last_checkpoint != self.num_timesteps:
             self.checkpoint(self.num_timesteps)
@@ -317,12 +315,10 @@ CHECKPOINT_PLAYER = "player.zip"
 
 def write_player(model: Any, path: Path, config: TrainConfig) -> Path:
     """Write ``model``'s policy as a player checkpoint with the run's facts."""
-    return save_player(
+    return training_kit(config.game).save_player(
         model.policy,
         path,
-        config.network,
-        config.num_players,
-        config.max_turns,
+        config,
         steps=model.num_timesteps,
         run=config.name,
         seed=config.seed,
@@ -342,7 +338,8 @@ def save_checkpoint(
     state.write(tmp / "trainer.json")
     write_player(model, tmp / CHECKPOINT_PLAYER, config)
     files = (*CHECKPOINT_FILES, CHECKPOINT_PLAYER)
-    manifest.write(tmp, files, layout_version=LAYOUT_VERSION, steps=model.num_timesteps)
+    layout = training_kit(config.game).layout_version
+    manifest.write(tmp, files, layout_version=layout, steps=model.num_timesteps)
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)
 
@@ -357,17 +354,22 @@ def latest_checkpoint(path: Path) -> Path:
     return found[-1]
 
 
-def verified_checkpoint(path: Path, trust: bool) -> Path:
-    """The checkpoint to resume from, its manifest checked before anything is unpickled."""
+def verified_checkpoint(path: Path, trust: bool, game: str | None = None) -> Path:
+    """The checkpoint to resume from, its manifest checked before anything is unpickled
+    (``game``: the run's, whose layout it must have; ``None``: read from the run's
+    config)."""
     checkpoint = latest_checkpoint(path)
     signed = manifest.verify(checkpoint, trust=trust)
     unlisted = sorted(set(CHECKPOINT_FILES) - set(signed["files"]))
     if unlisted:
         raise ValueError(f"{checkpoint}: manifest.json does not list {unlisted}")
-    if signed.get("layout_version") != LAYOUT_VERSION:
+    if game is None:
+        game = load_config(checkpoint.parent.parent / "config.yaml", []).game
+    layout = training_kit(game).layout_version
+    if signed.get("layout_version") != layout:
         raise ValueError(
             f"{checkpoint} was trained on observation/action layout "
-            f"{signed.get('layout_version')!r}; this splut-env uses {LAYOUT_VERSION}"
+            f"{signed.get('layout_version')!r}; this splut-env uses {layout} for {game}"
         )
     return checkpoint
 
@@ -375,8 +377,9 @@ def verified_checkpoint(path: Path, trust: bool) -> Path:
 def new_model(config: TrainConfig, vec_env: Any, run_dir: Path) -> MaskablePPO:
     """A new MaskablePPO learner; its weights are ``config.init_from``'s when that is set."""
     ppo = config.ppo
+    kit = training_kit(config.game)
     model = MaskablePPO(
-        BoardPolicy,
+        kit.policy_class,
         vec_env,
         n_steps=ppo.n_steps,
         batch_size=ppo.batch_size,
@@ -389,12 +392,12 @@ def new_model(config: TrainConfig, vec_env: Any, run_dir: Path) -> MaskablePPO:
         vf_coef=ppo.vf_coef,
         max_grad_norm=ppo.max_grad_norm,
         seed=config.seed,
-        policy_kwargs=config.network.policy_kwargs(),
+        policy_kwargs=kit.policy_kwargs(config.network),
         tensorboard_log=str(run_dir / "tb"),
         device="cpu",
     )
     if config.init_from:
-        load_start(model.policy, config)
+        kit.load_start(model.policy, config)
     return model
 
 
@@ -433,8 +436,9 @@ def main(argv: list[str] | None = None) -> Path:
         else:
             config = load_config(args.config, args.overrides)
             if config.init_from:
-                probe = build_policy(config.network, ortho_init=False)  # only resolves init_value
-                config.init_value = load_start(probe, config)
+                kit = training_kit(config.game)
+                probe = kit.build_policy(config.network, ortho_init=False)  # resolves init_value
+                config.init_value = kit.load_start(probe, config)
                 print(f"init_from {config.init_from}: {reports.value_start(config)}")
             stamp = time.strftime("%Y%m%d-%H%M%S")
             run_dir = args.runs / f"{config.name}__seed{config.seed}__{stamp}"
@@ -449,7 +453,8 @@ def main(argv: list[str] | None = None) -> Path:
 
     # Seeding (on resume too, so a resumed run draws the same as its first part did).
     seed_everything(config.seed)
-    torch.set_num_threads(config.torch_threads)
+    threads.configure(config.torch_threads)
+    kit = training_kit(config.game)
 
     # Environments, model, pool.
     clock = {"env": 0.0}
@@ -465,8 +470,8 @@ def main(argv: list[str] | None = None) -> Path:
             # config rather than from the pickle, which names classes by the module path
             # they had when the run began (splut_env.policy before 0.3).
             custom_objects={
-                "policy_kwargs": config.network.policy_kwargs(),
-                "policy_class": BoardPolicy,
+                "policy_kwargs": kit.policy_kwargs(config.network),
+                "policy_class": kit.policy_class,
             },
         )
         pool.load(checkpoint)
@@ -477,7 +482,7 @@ def main(argv: list[str] | None = None) -> Path:
     # Warm start: imitate the teacher bot, then DAgger.
     if checkpoint is None and config.pretrain.games > 0:
         started = time.time()
-        state.pretrain = warm_start(model.policy, config)
+        state.pretrain = kit.warm_start(model.policy, config)
         state.wall_seconds += time.time() - started
     if not pool.snapshots:
         pool.add(model.policy, model.num_timesteps)

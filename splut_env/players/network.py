@@ -1,4 +1,4 @@
-"""The board network and the player over it: :class:`BoardNet` (a residual tower over the
+"""Splut!'s board network and the player over it: :class:`BoardNet` (a residual tower over the
 observation planes), :class:`NetworkShape` (its sizes and the ``MaskablePPO`` keyword
 arguments, the one place they are written), :func:`build_policy` and :class:`PolicyAgent`.
 Needs the ``[train]`` extra (torch, stable-baselines3, sb3-contrib)."""
@@ -37,6 +37,7 @@ from splut_env.encoding import observation as encode
 from splut_env.rules.board import DECODED, DWARF, NEIGHBOUR, WIZARD
 from splut_env.rules.engine import State
 from tabletop.agents import Agent
+from tabletop.network import ResidualBlock, policy_weights  # noqa: F401 (re-exported)
 
 POLICY_HEADS = ("linear", "steps")
 #: What :class:`BoardNet` reads: the observation planes alone, or with :class:`LinePlanes`.
@@ -160,16 +161,6 @@ class LinePlanes(nn.Module):
             found = torch.maximum(found, ray)
             ray = ray * flies
         return found.amax(2)
-
-
-class ResidualBlock(nn.Module):
-    def __init__(self, channels: int) -> None:
-        super().__init__()
-        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
-        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
 
 
 class StepHead(nn.Module):
@@ -547,16 +538,3 @@ def build_policy(shape: NetworkShape, ortho_init: bool = True) -> Any:
     )
     policy.set_training_mode(False)
     return policy
-
-
-def policy_weights(policy: Any) -> dict[str, torch.Tensor]:
-    """The policy's parameters, each stored once: the policy and value feature extractors
-    are the shared ``features_extractor`` under other names."""
-    out: dict[str, torch.Tensor] = {}
-    seen: set[int] = set()
-    for name, tensor in policy.state_dict().items():
-        if tensor.data_ptr() in seen:
-            continue
-        seen.add(tensor.data_ptr())
-        out[name] = tensor.detach().cpu().contiguous()
-    return out

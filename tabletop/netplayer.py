@@ -1,0 +1,200 @@
+"""Player files of :mod:`tabletop.network` policies, for any game that uses them: write one
+(:func:`save_player`), read it back checked (:func:`load_player`), and play it. The container
+is :mod:`tabletop.playerfile` (JSON + safetensors, no pickle, the game named); on top of it
+this checks the game's observation and action layout, the table size and the network's
+shape, so a crafted or foreign file is refused with a message naming it. Needs the
+``[train]`` extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from safetensors.torch import load, save
+
+from tabletop.network import PolicyAgent, build_policy, planes_policy_kwargs, policy_weights
+from tabletop.playerfile import (
+    PLAYER_FORMAT,
+    PlayerFileError,
+    parse_meta,
+    read_members,
+    write_player_file,
+)
+
+FORMAT_VERSION = 2
+#: Bounds on the network read from a file, so that a crafted one cannot ask for an absurd
+#: amount of memory.
+LIMITS = {"channels": 256, "blocks": 32, "features_dim": 2048, "value_hidden": 2048}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What a game's network files must match: its name, layout version, observation shape,
+    action count and table sizes."""
+
+    game: str
+    version: int
+    obs_shape: tuple[int, ...]
+    num_actions: int
+    player_counts: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A :class:`~tabletop.network.PlanesNet` policy's sizes."""
+
+    channels: int = 32
+    blocks: int = 3
+    features_dim: int = 256
+    value_hidden: tuple[int, ...] = (64,)
+
+    def policy_kwargs(self) -> dict[str, Any]:
+        return planes_policy_kwargs(
+            self.channels, self.blocks, self.features_dim, tuple(self.value_hidden)
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "channels": self.channels,
+            "blocks": self.blocks,
+            "features_dim": self.features_dim,
+            "value_hidden": list(self.value_hidden),
+        }
+
+
+def _whole(value: Any) -> bool:
+    return type(value) is int
+
+
+def shape_from_json(data: Any, where: str) -> Shape:
+    """The network shape in a file's metadata, checked; raises :class:`PlayerFileError`."""
+    keys = {"channels", "blocks", "features_dim", "value_hidden"}
+    if not isinstance(data, dict) or set(data) - {"policy_head", "inputs"} != keys:
+        raise PlayerFileError(
+            f"{where}: 'network' must be an object with channels, blocks, features_dim and "
+            f"value_hidden, got {str(data)[:80]!r}"
+        )
+    hidden = data["value_hidden"]
+    if not isinstance(hidden, list) or len(hidden) > 4:
+        raise PlayerFileError(f"{where}: network.value_hidden must be a list of at most 4 sizes")
+    for name, value in [
+        *((k, data[k]) for k in ("channels", "blocks", "features_dim")),
+        *(("value_hidden", v) for v in hidden),
+    ]:
+        low = 0 if name == "blocks" else 1
+        if not _whole(value) or not low <= value <= LIMITS[name]:
+            raise PlayerFileError(
+                f"{where}: network.{name} must be a whole number from {low} to "
+                f"{LIMITS[name]}, got {str(value)[:40]!r}"
+            )
+    return Shape(data["channels"], data["blocks"], data["features_dim"], tuple(hidden))
+
+
+def save_player(
+    policy: Any, path: str | Path, layout: Layout, shape: Shape, num_players: int, **facts: Any
+) -> Path:
+    """Write ``policy`` as ``layout.game``'s player file with the JSON-able ``facts``."""
+    meta = {
+        "format": PLAYER_FORMAT,
+        "format_version": FORMAT_VERSION,
+        "layout_version": layout.version,
+        "obs_shape": list(layout.obs_shape),
+        "num_actions": layout.num_actions,
+        "num_players": num_players,
+        "network": shape.to_json(),
+        **facts,
+    }
+    return write_player_file(path, layout.game, meta, save(policy_weights(policy)))
+
+
+@dataclass
+class NetworkPlayer:
+    """A loaded player file: its checked metadata and its policy (share it read-only)."""
+
+    path: Path
+    meta: dict[str, Any]
+    policy: Any
+
+    @property
+    def num_players(self) -> int:
+        return self.meta["num_players"]
+
+    def agent(
+        self, observe: Callable[[Any], Mapping[str, np.ndarray]], deterministic: bool = True
+    ) -> PolicyAgent:
+        """A new player over this file's policy."""
+        return PolicyAgent(
+            self.policy,
+            observe,
+            name=self.path.name,
+            deterministic=deterministic,
+            num_players=self.num_players,
+        )
+
+
+def check_meta(meta: dict[str, Any], layout: Layout, where: str) -> dict[str, Any]:
+    """The format, layout and table size of a file's metadata; raises
+    :class:`PlayerFileError`."""
+    if meta.get("format") != PLAYER_FORMAT or meta.get("format_version") != FORMAT_VERSION:
+        raise PlayerFileError(
+            f"{where}: unknown player-file format {str(meta.get('format'))[:40]!r} version "
+            f"{str(meta.get('format_version'))[:20]!r}; expected {PLAYER_FORMAT!r} version "
+            f"{FORMAT_VERSION}"
+        )
+    if (
+        meta.get("layout_version") != layout.version
+        or meta.get("num_actions") != layout.num_actions
+        or meta.get("obs_shape") != list(layout.obs_shape)
+    ):
+        raise PlayerFileError(
+            f"{where} was trained on observation/action layout "
+            f"{str(meta.get('layout_version'))[:20]!r}; this version of {layout.game} uses "
+            f"layout {layout.version} ({layout.num_actions} actions, planes "
+            f"{list(layout.obs_shape)})"
+        )
+    players = meta.get("num_players")
+    if type(players) is not int or players not in layout.player_counts:
+        raise PlayerFileError(
+            f"{where}: num_players must be one of {list(layout.player_counts)}, got "
+            f"{str(players)[:20]!r}"
+        )
+    return meta
+
+
+def load_player(path: str | Path, layout: Layout) -> NetworkPlayer:
+    """Read ``layout.game``'s player file (JSON and safetensors only: nothing is unpickled);
+    raises :class:`PlayerFileError` naming the file and the problem."""
+    path = Path(path)
+    where = repr(str(path))
+    members = read_members(path, layout.game)
+    meta = check_meta(parse_meta(members["meta"], layout.game, where), layout, where)
+    shape = shape_from_json(meta.get("network"), where)
+    policy = build_policy(layout.obs_shape, layout.num_actions, shape.policy_kwargs(), False)
+    try:
+        tensors = load(members["weights"])
+    except Exception as err:  # safetensors raises its own error types on damaged bytes
+        raise PlayerFileError(f"{where}: the weights are damaged: {err}") from err
+    expected = policy_weights(policy)
+    wrong = sorted(
+        k
+        for k in expected.keys() | tensors.keys()
+        if k not in tensors
+        or k not in expected
+        or tensors[k].shape != expected[k].shape
+        or tensors[k].dtype != expected[k].dtype
+    )
+    if wrong:
+        raise PlayerFileError(
+            f"{where}: the weights do not match the network in the metadata ({len(wrong)} "
+            f"tensors missing, extra or of another shape, e.g. {wrong[0]!r})"
+        )
+    with torch.no_grad():
+        for name, param in policy.state_dict().items():
+            if name in tensors:
+                param.copy_(tensors[name])
+    return NetworkPlayer(path, meta, policy)

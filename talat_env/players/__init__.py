@@ -1,0 +1,78 @@
+"""Talat's players: the built-in bots (:mod:`~talat_env.players.bots`,
+:mod:`~talat_env.players.search`) and the ladder between them
+(:mod:`~talat_env.players.ladder`).
+
+:data:`PLAYERS` names them. Its built-in entries are entry points, imported when an agent of
+that name is first made, and nothing registers itself on import.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from tabletop.agents import Agent, AgentRegistry, Factory
+
+#: The strongest player shipped for each table size: ``make_agent("best:2p")`` plays it. A
+#: spec as ``make_agent`` reads it; checkpoint paths (``*.zip``) are relative to the working
+#: folder or, failing that, to the repository the package was installed from.
+BEST = {
+    2: "search:expert",
+    3: "search:expert",
+}
+
+
+def best_spec(num_players: int) -> str:
+    """The spec of ``best:<num_players>p`` (:data:`BEST`), its checkpoint path resolved;
+    raises ``ValueError`` if that file is in neither place."""
+    spec = BEST[num_players]
+    if ".zip" not in spec:
+        return spec  # a registered name
+    path, _, suffix = spec.partition(".zip")
+    here = Path(path + ".zip")
+    shipped = Path(__file__).resolve().parents[2] / here
+    for candidate in (here, shipped):
+        if candidate.is_file():
+            return str(candidate) + suffix
+    raise ValueError(
+        f"best:{num_players}p is {spec!r}, a file shipped in the repository's checkpoints/: "
+        f"found neither {str(here.resolve())!r} nor {str(shipped)!r}"
+    )
+
+
+def _best(num_players: int, seed: int | None = None) -> Agent:
+    return PLAYERS.make(best_spec(num_players), seed=seed)
+
+
+#: Talat's agents by name.
+PLAYERS = AgentRegistry(
+    {
+        "random": "talat_env.players.bots:RandomAgent",
+        "greedy": "talat_env.players.bots:GreedyAgent",
+        "search:easy": "talat_env.players.search:easy",
+        "search:medium": "talat_env.players.search:medium",
+        "search:hard": "talat_env.players.search:hard",
+        "search:expert": "talat_env.players.search:expert",
+        **{f"best:{n}p": partial(_best, n) for n in BEST},
+    },
+    files=None,
+)
+
+
+def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
+    """An agent from a registered name (``"random"``, ``"greedy"``,
+    ``"search:easy|medium|hard|expert"``, ``"best:2p|3p"`` or one given to
+    :func:`register_agent`), ``"search:<level>=N"`` (a budget of N positions per move), or
+    ``spec`` itself."""
+    return PLAYERS.make(spec, seed=seed)
+
+
+def register_agent(name: str, factory: Factory) -> None:
+    """Make ``make_agent(name)`` build ``factory(seed=...)`` (a callable or a
+    ``"module:attribute"`` entry point)."""
+    PLAYERS.register(name, factory)
+
+
+def agent_names() -> list[str]:
+    """The names :func:`make_agent` knows."""
+    return PLAYERS.names()

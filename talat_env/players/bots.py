@@ -1,0 +1,453 @@
+"""Talat's baseline bots ``random`` and ``greedy``, the evaluation every bot shares
+(:func:`evaluate`, :func:`potential`) and the board tables the search players use
+(:mod:`talat_env.players.search`).
+
+**Evaluation** (:func:`evaluate`, in points, from one seat's point of view). A finished game
+is worth ``+WIN`` for a sole winner, ``0`` for a win shared by two, ``-WIN / 3`` for one
+shared by three and ``-WIN`` for a loss, plus the final score margin. Otherwise every seat
+``s`` gets ``t(s) = score(s) + p(s)``: its score (5 a pile tower, 3 a controlled tower on
+its goal line, :meth:`State.scores`) and positional terms counted on boards that are not
+frozen (a frozen board changes no more, so only its score counts):
+
+- ``+ADVANCE`` per rank each controlled tower has advanced from its start line;
+- per pair of opposing towers in contact where one beats the other: ``+THREAT_TO_MOVE``
+  for the attacker's controller if it is to move, else ``+THREAT_WAITING``; times
+  ``DEFENDED`` when a tower beside the victim could take the attacker back;
+- per pair that can still come into contact (rules §6.4: rank gap ``g``, file gap at most
+  ``g + 1``) where one beats the other: ``+LATENT[g]`` for the beater's controller (a
+  potential capture by type);
+- during set-up the towers not yet placed count in such pairs too, each on a board with the
+  chance that it goes there (the share of its colour's free start squares on that board).
+
+With 2 players the value is ``t(seat) - t(opponent)``; with 3 players
+``t(seat) - (0.75 * max + 0.25 * min)`` of the opponents' ``t``.
+
+**random** plays a uniformly random legal move.
+
+**greedy** looks one move ahead. During set-up it places the tower whose position has the
+best :func:`evaluate`. In play it takes a winning move if there is one and never a losing
+one; otherwise the move with the best net gain: score gained (5 a capture, 3 a tower
+reaching its goal line) minus the worst loss an opponent could then inflict with one capture
+(5, or 8 for a tower on its goal line), then the most valuable victim; equal moves are
+chosen between by a seeded random draw.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from talat_env.encoding import action_of
+from talat_env.rules.board import BEATS, BOARD_COLOURS, NUM_CELLS, PASS, STEP_BASE, VALUE_ORDER
+from talat_env.rules.engine import State
+from tabletop.agents import Agent
+
+# --- Board tables (over the move-id layout of talat_env.rules.board) ----------------------
+
+#: A step direction as (ranks forward, files sideways): forward left, forward, forward
+#: right, beside left, beside right.
+DIRECTIONS = ((1, -1), (1, 0), (1, 1), (0, -1), (0, 1))
+
+
+def _target_table() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """``TARGET[side][cell][dir]``: the cell a tower of ``side`` (0 moves up, 1 down) on
+    ``cell`` reaches in direction ``dir``, or -1 off the board."""
+    table = []
+    for forward in (1, -1):
+        rows = []
+        for cell in range(NUM_CELLS):
+            board, square = divmod(cell, 25)
+            rank, file = divmod(square, 5)
+            row = []
+            for ahead, aside in DIRECTIONS:
+                r, f = rank + forward * ahead, file + aside
+                row.append(board * 25 + r * 5 + f if 0 <= r < 5 and 0 <= f < 5 else -1)
+            rows.append(tuple(row))
+        table.append(tuple(rows))
+    return tuple(table)
+
+
+TARGET = _target_table()
+#: ``SOURCES[side][cell]``: the cells from which a tower of ``side`` could capture on ``cell``.
+SOURCES = tuple(
+    tuple(
+        tuple(c for c in range(NUM_CELLS) if cell in TARGET[side][c] and cell >= 0)
+        for cell in range(NUM_CELLS)
+    )
+    for side in (0, 1)
+)
+#: ``COLOUR_OF[code]`` and ``TYPE_OF[code]`` of a tower code (``colour * 9 + type + 1``).
+COLOUR_OF = (-1,) + tuple(c // 9 for c in range(27))
+TYPE_OF = (-1,) + tuple(c % 9 for c in range(27))
+#: ``SIDE_OF[board][colour]``: 0 if the colour starts on rank 1 there, 1 on rank 5, -1 none.
+SIDE_OF = tuple(
+    tuple(0 if c == BOARD_COLOURS[b][0] else 1 if c == BOARD_COLOURS[b][1] else -1 for c in range(3))
+    for b in range(3)
+)
+#: ``CONTROLLER[num_players][board][colour]``: the seat that moves that colour's towers there
+#: (2 players: white steers grey on ``bg``, black on ``gw``).
+CONTROLLER = {
+    2: ((0, 1, -1), (0, 1, 0), (0, 1, 1)),
+    3: ((0, 1, 2), (0, 1, 2), (0, 1, 2)),
+}
+_BEATS = tuple(tuple(bool(BEATS[a][b]) for b in range(9)) for a in range(9))
+
+
+def _value_table() -> tuple[int, ...]:
+    """``VALUE[type]``: 8 for the most valuable type (L6) down to 0 (S3)."""
+    order = [int(t) for t in VALUE_ORDER]
+    return tuple(8 - order.index(t) for t in range(9))
+
+
+VALUE = _value_table()
+
+
+def step_target(cells: Sequence[int], move: int) -> int:
+    """The cell that step or capture ``move`` ends on (the tower on its from-cell moves)."""
+    start, direction = divmod(move - STEP_BASE, 5)
+    side = SIDE_OF[start // 25][COLOUR_OF[cells[start]]]
+    return TARGET[side][start][direction]
+
+
+def is_capture(cells: Sequence[int], move: int) -> bool:
+    """Whether legal ``move`` takes a tower."""
+    return STEP_BASE <= move < PASS and cells[step_target(cells, move)] != 0
+
+
+def captures_against(state: State, seat: int) -> list[tuple[int, int]]:
+    """``(attacker cell, victim cell)`` of every capture an opponent of ``seat`` could make
+    on a tower ``seat`` controls, on boards that are not frozen, as if it moved now."""
+    cells, control = state.cells, CONTROLLER[state.num_players]
+    found = []
+    for board in range(3):
+        if state.frozen[board]:
+            continue
+        owner = control[board]
+        for cell in range(board * 25, board * 25 + 25):
+            code = cells[cell]
+            if not code or owner[COLOUR_OF[code]] == seat:
+                continue
+            side = SIDE_OF[board][COLOUR_OF[code]]
+            kind = TYPE_OF[code]
+            for target in TARGET[side][cell]:
+                if target >= 0:
+                    victim = cells[target]
+                    if (
+                        victim
+                        and owner[COLOUR_OF[victim]] == seat
+                        and COLOUR_OF[victim] != COLOUR_OF[code]
+                        and _BEATS[kind][TYPE_OF[victim]]
+                    ):
+                        found.append((cell, target))
+    return found
+
+
+# --- Evaluation -------------------------------------------------------------------------
+
+WIN = 1000.0
+#: Points per rank a controlled tower has advanced.
+ADVANCE = 0.15
+#: Points per empty square a controlled tower could step to.
+MOBILITY = 0.08
+#: A tower in contact with one it beats, its controller to move / not to move.
+THREAT_TO_MOVE = 3.0
+THREAT_WAITING = 1.5
+#: The factor on a threat whose victim is defended (the attacker could be taken back).
+DEFENDED = 0.4
+#: ``LATENT[g]``: a pair at rank gap ``g`` that can still meet, one beating the other.
+LATENT = (0.0, 0.9, 0.6, 0.45, 0.3)
+
+
+def terminal_value(state: State, seat: int) -> float:
+    """The value of a finished game for ``seat`` (see the module doc)."""
+    winners = state.winners()
+    scores = state.scores()
+    others = [scores[s] for s in range(state.num_players) if s != seat]
+    margin = scores[seat] - max(others)
+    if seat not in winners:
+        return -WIN + margin
+    return WIN * (2.0 / len(winners) - 1.0) + margin
+
+
+def _geometry() -> tuple[tuple[int, ...], ...]:
+    """``GEOMETRY[up square][down square]``: -1 if an upward tower on the first square and a
+    downward one on the second are in contact, their rank gap ``g`` (1..4) if they can still
+    come into contact (rules §6.4), else 0."""
+    table = []
+    for up in range(25):
+        row = []
+        for down in range(25):
+            gap, apart = down // 5 - up // 5, abs(down % 5 - up % 5)
+            if (gap == 1 and apart <= 1) or (gap == 0 and apart == 1):
+                row.append(-1)
+            elif gap >= 1 and apart <= gap + 1:
+                row.append(gap)
+            else:
+                row.append(0)
+        table.append(tuple(row))
+    return tuple(table)
+
+
+GEOMETRY = _geometry()
+#: ``RELATION[up type][down type]``: 1 if the upward tower beats the other, 2 if the
+#: downward one does, 0 if neither.
+RELATION = tuple(
+    tuple(1 if _BEATS[u][d] else 2 if _BEATS[d][u] else 0 for d in range(9)) for u in range(9)
+)
+
+
+def _threat(cells: Sequence[int], attacker: int, victim: int, victim_side: int, first: bool):
+    """The contact term of the tower on ``attacker`` threatening the one on ``victim``
+    (``first``: its controller moves next)."""
+    value = THREAT_TO_MOVE if first else THREAT_WAITING
+    colour = COLOUR_OF[cells[victim]]
+    kind = TYPE_OF[cells[attacker]]
+    for source in SOURCES[victim_side][victim]:
+        code = cells[source]
+        if code and COLOUR_OF[code] == colour and _BEATS[TYPE_OF[code]][kind]:
+            return value * DEFENDED
+    return value
+
+
+def _unplaced(state: State, board: int, colour: int) -> list[tuple[int, float]]:
+    """``(type, chance)`` of each unplaced tower of ``colour`` going to ``board``."""
+    cells = state.cells
+    placed_types: set[int] = set()
+    on_board = placed = 0
+    for b in range(3):
+        if SIDE_OF[b][colour] < 0:
+            continue
+        for cell in range(b * 25, b * 25 + 25):
+            code = cells[cell]
+            if code and COLOUR_OF[code] == colour:
+                placed_types.add(TYPE_OF[code])
+                placed += 1
+                on_board += b == board
+    zihin = state.num_players == 2 and colour == 2
+    remaining = (8 if zihin else 9) - placed
+    if remaining <= 0:
+        return []
+    free = 10 - placed
+    types = [t for t in range(9) if t not in placed_types]
+    chance = remaining / len(types) * (5 - on_board) / free
+    return [(t, chance) for t in types]
+
+
+def positional(state: State) -> list[float]:
+    """The positional terms ``p(s)`` of every seat (see the module doc)."""
+    n, cells, to_move = state.num_players, state.cells, state.to_move
+    totals = [0.0] * n
+    control = CONTROLLER[n]
+    setting_up = state.phase == 0
+    for board in range(3):
+        if state.frozen[board]:
+            continue
+        colour_up, colour_down = BOARD_COLOURS[board]
+        seat_up, seat_down = control[board][colour_up], control[board][colour_down]
+        ups, downs = [], []
+        advanced_up = advanced_down = free_up = free_down = 0
+        for square in range(25):
+            cell = board * 25 + square
+            code = cells[cell]
+            if code:
+                if COLOUR_OF[code] == colour_up:
+                    ups.append((square, TYPE_OF[code], cell))
+                    advanced_up += square // 5
+                    for target in TARGET[0][cell][:3]:
+                        free_up += target >= 0 and not cells[target]
+                else:
+                    downs.append((square, TYPE_OF[code], cell))
+                    advanced_down += 4 - square // 5
+                    for target in TARGET[1][cell][:3]:
+                        free_down += target >= 0 and not cells[target]
+        totals[seat_up] += ADVANCE * advanced_up + MOBILITY * free_up
+        totals[seat_down] += ADVANCE * advanced_down + MOBILITY * free_down
+        up_total = down_total = 0.0
+        for square_u, kind_u, cell_u in ups:
+            geometry, relation = GEOMETRY[square_u], RELATION[kind_u]
+            for square_d, kind_d, cell_d in downs:
+                beater = relation[kind_d]
+                if beater:
+                    gap = geometry[square_d]
+                    if gap > 0:
+                        if beater == 1:
+                            up_total += LATENT[gap]
+                        else:
+                            down_total += LATENT[gap]
+                    elif gap:
+                        if beater == 1:
+                            up_total += _threat(cells, cell_u, cell_d, 1, seat_up == to_move)
+                        else:
+                            down_total += _threat(cells, cell_d, cell_u, 0, seat_down == to_move)
+        totals[seat_up] += up_total
+        totals[seat_down] += down_total
+        if setting_up:
+            _unplaced_pairs(state, board, ups, downs, totals, seat_up, seat_down)
+    return totals
+
+
+def _unplaced_pairs(
+    state: State,
+    board: int,
+    ups: list[tuple[int, int, int]],
+    downs: list[tuple[int, int, int]],
+    totals: list[float],
+    seat_up: int,
+    seat_down: int,
+) -> None:
+    """Add the latent terms of pairs with an unplaced tower on ``board`` (set-up)."""
+    colour_up, colour_down = BOARD_COLOURS[board]
+    far = LATENT[4]
+    up_types = [(u[1], 1.0) for u in ups]
+    down_types = [(d[1], 1.0) for d in downs]
+    new_up = _unplaced(state, board, colour_up)
+    new_down = _unplaced(state, board, colour_down)
+    for kinds_u, kinds_d in ((new_up, down_types), (up_types, new_down), (new_up, new_down)):
+        for kind_u, chance_u in kinds_u:
+            for kind_d, chance_d in kinds_d:
+                if _BEATS[kind_u][kind_d]:
+                    totals[seat_up] += far * chance_u * chance_d
+                elif _BEATS[kind_d][kind_u]:
+                    totals[seat_down] += far * chance_u * chance_d
+
+
+def evaluate(state: State, seat: int) -> float:
+    """The static evaluation of ``state`` for ``seat``, in points (see the module doc)."""
+    if state.is_over():
+        return terminal_value(state, seat)
+    scores = state.scores()
+    extra = positional(state)
+    totals = [scores[s] + extra[s] for s in range(state.num_players)]
+    others = [totals[s] for s in range(state.num_players) if s != seat]
+    if len(others) == 1:
+        return totals[seat] - others[0]
+    return totals[seat] - (0.75 * max(others) + 0.25 * min(others))
+
+
+#: Training's reward-shaping potential is :func:`evaluate` clipped to ± this many points.
+POTENTIAL_BOUND = 20.0
+
+
+def potential(state: State, seat: int) -> float:
+    """The reward-shaping potential of ``seat`` in ``state``: :func:`evaluate` clipped to
+    ±``POTENTIAL_BOUND``."""
+    return min(max(evaluate(state, seat), -POTENTIAL_BOUND), POTENTIAL_BOUND)
+
+
+# --- Placement ----------------------------------------------------------------------------
+
+
+def ranked_placements(
+    state: State, rng: random.Random, moves: Sequence[int] | None = None
+) -> list[tuple[float, int]]:
+    """``(value, move)`` of every legal placement by its one-move :func:`evaluate` for the
+    seat to move, best first; equal values in a random order drawn from ``rng``."""
+    seat = state.to_move
+    moves = list(state.legal_ids() if moves is None else moves)
+    rng.shuffle(moves)
+    ranked = []
+    for move in moves:
+        child = state.copy()
+        child.apply(move)
+        ranked.append((evaluate(child, seat), move))
+    ranked.sort(key=lambda e: -e[0])
+    return ranked
+
+
+# --- Agents -------------------------------------------------------------------------------
+
+
+class RandomAgent(Agent):
+    """Plays a uniformly random legal move."""
+
+    needs_observation = False
+    batched = True
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+        self._batch_rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng.seed(seed)
+            self._batch_rng = np.random.default_rng(seed)
+
+    def act(self, state: State, observation: Mapping[str, np.ndarray] | None = None) -> int:
+        move = self._rng.choice(state.legal_ids())
+        return action_of(state.num_players, state.to_move, move)
+
+    def act_batch(self, observations: np.ndarray | None, action_masks: np.ndarray) -> np.ndarray:
+        return uniform_choice(self._batch_rng, np.asarray(action_masks, dtype=bool))
+
+
+def uniform_choice(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    """One uniformly random index among the true entries of each row of ``masks``."""
+    counts = masks.sum(axis=1)
+    picks = (rng.random(len(masks)) * counts).astype(np.int64)
+    return (np.cumsum(masks, axis=1) > picks[:, None]).argmax(axis=1)
+
+
+def outcome_class(state: State, seat: int) -> int:
+    """2 if ``seat`` has won ``state`` alone, 1 if it shares the win, -1 if it has lost, 0
+    while the game goes on."""
+    if not state.is_over():
+        return 0
+    winners = state.winners()
+    if seat not in winners:
+        return -1
+    return 2 if len(winners) == 1 else 1
+
+
+def worst_capture(state: State, seat: int) -> int:
+    """The most points ``seat`` could lose to one capture by an opponent in ``state``: 5 for
+    the tower, 3 more if it stands on its goal line; 0 if none is possible."""
+    worst = 0
+    for _, victim in captures_against(state, seat):
+        rank = (victim % 25) // 5
+        side = SIDE_OF[victim // 25][COLOUR_OF[state.cells[victim]]]
+        worst = max(worst, 8 if rank == (4 if side == 0 else 0) else 5)
+    return worst
+
+
+class GreedyAgent(Agent):
+    """One move ahead: the best net gain, avoiding towers left to be taken (module doc)."""
+
+    needs_observation = False
+    name = "greedy"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng.seed(seed)
+
+    def act(self, state: State, observation: Mapping[str, np.ndarray] | None = None) -> int:
+        return action_of(state.num_players, state.to_move, self.choose(state))
+
+    def choose(self, state: State) -> int:
+        """The engine move id greedy plays in ``state``."""
+        moves = state.legal_ids()
+        if len(moves) == 1:
+            return moves[0]
+        if state.phase == 0:
+            return ranked_placements(state, self._rng, moves)[0][1]
+        seat = state.to_move
+        before = state.scores()[seat]
+        cells = state.cells
+        best_key, best_move = None, moves[0]
+        for move in moves:
+            child = state.copy()
+            child.apply(move)
+            outcome = outcome_class(child, seat)
+            net = child.scores()[seat] - before
+            if outcome == 0:
+                net -= worst_capture(child, seat)
+            victim = cells[step_target(cells, move)] if STEP_BASE <= move < PASS else 0
+            key = (outcome, net, VALUE[TYPE_OF[victim]] if victim else -1, self._rng.random())
+            if best_key is None or key > best_key:
+                best_key, best_move = key, move
+        return best_move

@@ -1,0 +1,421 @@
+"""Talat's search players ``search:easy|medium|hard|expert``.
+
+**In play** they search with alpha-beta over :func:`~talat_env.players.bots.evaluate`, from
+the searching seat's point of view: it maximises, every other seat minimises (with 2
+players this is plain minimax, i.e. negamax; with 3 it is the *paranoid* search, the mover
+against both others). Iterative deepening goes one ply deeper at a time until ``depth`` or
+until the budget of positions is spent (the last finished depth decides, or the unfinished
+one if it has already found a better move than that depth's best, which it searches
+first). Every leaf is extended by a capture-only quiescence search (up to
+:data:`QUIESCENCE_PLIES` captures, either side may stop capturing), so no exchange is cut
+in the middle. The points the move to play gains itself (a capture, a tower reaching its
+goal line) count ``IN_HAND`` times more, so a search that sees the same capture now and
+later takes it now. Moves are tried in this order: the transposition-table move, captures (most
+valuable victim first, then least valuable attacker), steps onto the goal line, the two
+killer moves of the ply, then by history score. The transposition table is keyed by a
+64-bit Zobrist hash of the 75 cells, the phase, the seat to move, the frozen flags, the
+pile sizes and the searching seat, updated incrementally; static evaluations are kept
+under the same key. Finished games count ±``WIN``
+by the rules' winners (tie-break included), plus the score margin. Moves of equal value
+are chosen between by a seeded shuffle, so a player is deterministic given its seed.
+
+**During set-up** (about 90 placements a ply) they rank their placements by the evaluation
+after them; ``hard`` and ``expert`` keep the best ``setup_width`` and answer each with
+the next placer's best reply (the one worst for the searcher), taking the best of those
+(``easy`` and ``medium`` take the best one-move value).
+
+==========  =====  ======  =============  =============================================
+level       depth  budget  setup_width    note
+==========  =====  ======  =============  =============================================
+``easy``    1      300     0              one ply plus quiescence
+``medium``  2      1500    0
+``hard``    4      5000    6
+``expert``  12     16000   10             about 0.5 s a move in mid-game on one core
+==========  =====  ======  =============  =============================================
+
+``budget`` counts positions visited (quiescence included); ``search:<level>=N`` sets it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+
+from talat_env.encoding import action_of
+from talat_env.players.bots import (
+    COLOUR_OF,
+    SIDE_OF,
+    TARGET,
+    TYPE_OF,
+    VALUE,
+    WIN,
+    evaluate,
+    ranked_placements,
+    terminal_value,
+)
+from talat_env.rules.board import NUM_CELLS, PASS, STEP_BASE
+from talat_env.rules.engine import State
+from tabletop.agents import Agent
+
+
+class Level(NamedTuple):
+    """A search level: the deepest ply, positions per move, set-up candidates answered."""
+
+    depth: int
+    budget: int
+    setup_width: int
+
+
+LEVELS: dict[str, Level] = {
+    "easy": Level(1, 300, 0),
+    "medium": Level(2, 1500, 0),
+    "hard": Level(4, 5000, 6),
+    "expert": Level(12, 16000, 10),
+}
+#: The most captures a quiescence search plays in a row.
+QUIESCENCE_PLIES = 4
+#: Points gained by the root move itself count this much more (a capture now is worth a
+#: little more than the same capture a few plies later, which may never come).
+IN_HAND = 0.1
+#: The transposition table is emptied when it grows past this many positions.
+TABLE_LIMIT = 400_000
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+_INF = float("inf")
+
+
+def _zobrist_keys() -> tuple[list[list[int]], list[int], list[int], list[int], list[list[int]]]:
+    rng = random.Random(0x7A1A7)
+    cells = [[0] + [rng.getrandbits(64) for _ in range(27)] for _ in range(NUM_CELLS)]
+    to_move = [rng.getrandbits(64) for _ in range(4)]  # seat + 1 (0: nobody)
+    frozen = [rng.getrandbits(64) for _ in range(3)]
+    phase = [rng.getrandbits(64) for _ in range(3)]
+    piles = [[rng.getrandbits(64) for _ in range(28)] for _ in range(3)]
+    return cells, to_move, frozen, phase, piles
+
+
+_Z_CELL, _Z_MOVE, _Z_FROZEN, _Z_PHASE, _Z_PILE = _zobrist_keys()
+_Z_SEAT = [random.Random(seat).getrandbits(64) for seat in range(3)]
+
+
+def zobrist(state: State, seat: int) -> int:
+    """The transposition-table key of ``state`` searched for ``seat``, from scratch."""
+    key = _Z_SEAT[seat] ^ _Z_MOVE[state.to_move + 1] ^ _Z_PHASE[state.phase]
+    for cell, code in enumerate(state.cells):
+        key ^= _Z_CELL[cell][code]
+    for board in range(3):
+        if state.frozen[board]:
+            key ^= _Z_FROZEN[board]
+    for s, pile in enumerate(state.piles):
+        key ^= _Z_PILE[s][len(pile)]
+    return key
+
+
+def child_key(key: int, parent: State, child: State, move: int) -> int:
+    """:func:`zobrist` of ``child`` (``parent`` after ``move``) from ``key``, ``parent``'s."""
+    before, after = parent.cells, child.cells
+    if move < STEP_BASE:
+        cell = move // 9
+        key ^= _Z_CELL[cell][before[cell]] ^ _Z_CELL[cell][after[cell]]
+    elif move != PASS:
+        start, direction = divmod(move - STEP_BASE, 5)
+        end = TARGET[SIDE_OF[start // 25][COLOUR_OF[before[start]]]][start][direction]
+        key ^= _Z_CELL[start][before[start]] ^ _Z_CELL[start][after[start]]
+        key ^= _Z_CELL[end][before[end]] ^ _Z_CELL[end][after[end]]
+    if parent.to_move != child.to_move:
+        key ^= _Z_MOVE[parent.to_move + 1] ^ _Z_MOVE[child.to_move + 1]
+    if parent.phase != child.phase:
+        key ^= _Z_PHASE[parent.phase] ^ _Z_PHASE[child.phase]
+    for board in range(3):
+        if parent.frozen[board] != child.frozen[board]:
+            key ^= _Z_FROZEN[board]
+    for s, pile in enumerate(parent.piles):
+        size = len(child.piles[s])
+        if size != len(pile):
+            key ^= _Z_PILE[s][len(pile)] ^ _Z_PILE[s][size]
+    return key
+
+
+class _OutOfBudget(Exception):
+    """Raised inside the search when the position budget is spent."""
+
+
+def _capture_order(cells, move: int) -> int:
+    """The ordering score of a step or capture: victim value first, cheap attacker next;
+    -1 for a step onto an empty square."""
+    start, direction = divmod(move - STEP_BASE, 5)
+    attacker = cells[start]
+    end = TARGET[SIDE_OF[start // 25][COLOUR_OF[attacker]]][start][direction]
+    victim = cells[end]
+    if not victim:
+        return -1
+    return 16 * VALUE[TYPE_OF[victim]] + 8 - VALUE[TYPE_OF[attacker]]
+
+
+def _reaches_goal(cells, move: int) -> bool:
+    start, direction = divmod(move - STEP_BASE, 5)
+    side = SIDE_OF[start // 25][COLOUR_OF[cells[start]]]
+    end = TARGET[side][start][direction]
+    return (end % 25) // 5 == (4 if side == 0 else 0)
+
+
+class SearchAgent(Agent):
+    """Alpha-beta (paranoid with 3 players) with quiescence, iterative deepening, a
+    transposition table and a position budget per move (see the module doc)."""
+
+    needs_observation = False
+
+    def __init__(self, level: str = "medium", seed: int | None = None, budget: int | None = None):
+        if level not in LEVELS:
+            raise ValueError(f"unknown search level {level!r}: expected one of {list(LEVELS)}")
+        self.level = level
+        depth, default_budget, setup_width = LEVELS[level]
+        self.depth, self.setup_width = depth, setup_width
+        self.budget = default_budget if budget is None else budget
+        if self.budget < 1:
+            raise ValueError(f"a search budget must be at least 1 position, got {budget!r}")
+        self.name = f"search:{level}" if budget is None else f"search:{level}={budget}"
+        self._rng = random.Random(seed)
+        self._table: dict[int, tuple[int, int, float, int]] = {}
+        self._evals: dict[int, float] = {}
+        self._history: dict[int, int] = {}
+        self._killers: dict[int, list[int]] = {}
+        #: Positions visited and the deepest finished iteration of the last search.
+        self.nodes = 0
+        self.reached = 0
+        self._limit = 0
+        self._seat = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng.seed(seed)
+        self._table.clear()
+        self._evals.clear()
+        self._history.clear()
+        self._killers.clear()
+
+    def act(self, state: State, observation: Mapping[str, np.ndarray] | None = None) -> int:
+        return action_of(state.num_players, state.to_move, self.choose(state))
+
+    def choose(self, state: State) -> int:
+        """The engine move id this player plays in ``state``."""
+        moves = state.legal_ids()
+        if len(moves) == 1:
+            return moves[0]
+        if state.phase == 0:
+            return self._place(state, moves)
+        return self._search(state, moves)
+
+    # --- set-up -------------------------------------------------------------------------
+
+    def _place(self, state: State, moves) -> int:
+        ranked = ranked_placements(state, self._rng, moves)
+        if self.setup_width <= 0:
+            return ranked[0][1]
+        seat = state.to_move
+        best_value, best_move = -_INF, ranked[0][1]
+        for _, move in ranked[: self.setup_width]:
+            child = state.copy()
+            child.apply(move)
+            if child.phase != 0 or child.to_move == seat:
+                value = evaluate(child, seat)
+            else:
+                value = _INF
+                for reply in child.legal_ids():
+                    after = child.copy()
+                    after.apply(reply)
+                    value = min(value, evaluate(after, seat))
+                    if value <= best_value:
+                        break
+            if value > best_value:
+                best_value, best_move = value, move
+        return best_move
+
+    # --- play ---------------------------------------------------------------------------
+
+    def _search(self, state: State, moves) -> int:
+        self._seat = seat = state.to_move
+        if len(self._table) + len(self._evals) > TABLE_LIMIT:
+            self._table.clear()
+            self._evals.clear()
+        self._killers.clear()
+        self.nodes = self.reached = 0
+        root_key = zobrist(state, seat)
+        order = list(moves)
+        self._rng.shuffle(order)
+        order = self._ordered(state, order, None, 0)
+        best_move = order[0]
+        for depth in range(1, self.depth + 1):
+            self._limit = self.budget if depth > 1 else 1 << 60
+            found: list[tuple[float, int]] = []
+            try:
+                value = self._root(state, root_key, order, depth, found)
+            except _OutOfBudget:
+                if found and found[-1][1] != order[0]:
+                    best_move = found[-1][1]
+                break
+            best_move = found[-1][1]
+            self.reached = depth
+            order.remove(best_move)
+            order.insert(0, best_move)
+            if abs(value) >= 0.5 * WIN or self.nodes >= self.budget:
+                break
+        return best_move
+
+    def _root(self, state, key, order, depth, found) -> float:
+        """Search the root moves in ``order``; ``found`` gets each improvement."""
+        alpha, beta = -_INF, _INF
+        seat = self._seat
+        before = state.scores()[seat]
+        for move in order:
+            child = state.copy()
+            child.apply(move)
+            bonus = IN_HAND * (child.scores()[seat] - before) if child.phase != 2 else 0.0
+            value = bonus + self._node(
+                child, child_key(key, state, child, move), depth - 1, alpha - bonus, beta, 1
+            )
+            if value > alpha:
+                alpha = value
+                found.append((value, move))
+        return alpha
+
+    def _node(self, state: State, key: int, depth: int, alpha: float, beta: float, ply: int):
+        self.nodes += 1
+        if self.nodes > self._limit:
+            raise _OutOfBudget
+        if state.phase == 2:
+            return terminal_value(state, self._seat)
+        if depth <= 0:
+            return self._quiesce(state, key, alpha, beta, QUIESCENCE_PLIES)
+        entry = self._table.get(key)
+        table_move = -1
+        if entry is not None:
+            entry_depth, flag, value, table_move = entry
+            if entry_depth >= depth and (
+                flag == _EXACT
+                or (flag == _LOWER and value >= beta)
+                or (flag == _UPPER and value <= alpha)
+            ):
+                return value
+        maximising = state.to_move == self._seat
+        alpha0, beta0 = alpha, beta
+        best, best_move = (-_INF if maximising else _INF), -1
+        for move in self._ordered(state, state.legal_ids(), table_move, ply):
+            child = state.copy()
+            child.apply(move)
+            value = self._node(
+                child, child_key(key, state, child, move), depth - 1, alpha, beta, ply + 1
+            )
+            if maximising:
+                if value > best:
+                    best, best_move = value, move
+                    alpha = max(alpha, value)
+            elif value < best:
+                best, best_move = value, move
+                beta = min(beta, value)
+            if alpha >= beta:
+                self._cutoff(state, move, depth, ply)
+                break
+        flag = _UPPER if best <= alpha0 else _LOWER if best >= beta0 else _EXACT
+        self._table[key] = (depth, flag, best, best_move)
+        return best
+
+    def _cutoff(self, state: State, move: int, depth: int, ply: int) -> None:
+        if move == PASS or move < STEP_BASE or _capture_order(state.cells, move) >= 0:
+            return
+        killers = self._killers.setdefault(ply, [])
+        if move not in killers:
+            killers.insert(0, move)
+            del killers[2:]
+        self._history[move] = self._history.get(move, 0) + depth * depth
+
+    def _ordered(self, state: State, moves, table_move: int, ply: int) -> list[int]:
+        cells = state.cells
+        killers = self._killers.get(ply, ())
+        history = self._history
+        scored = []
+        for move in moves:
+            if move == table_move:
+                score = 1 << 40
+            elif move == PASS or move < STEP_BASE:
+                score = 0
+            else:
+                capture = _capture_order(cells, move)
+                if capture >= 0:
+                    score = (1 << 32) + capture
+                elif _reaches_goal(cells, move):
+                    score = 1 << 31
+                elif move in killers:
+                    score = (1 << 30) - killers.index(move)
+                else:
+                    score = history.get(move, 0)
+            scored.append((score, move))
+        scored.sort(key=lambda e: -e[0])
+        return [move for _, move in scored]
+
+    def _quiesce(self, state: State, key: int, alpha: float, beta: float, plies: int) -> float:
+        self.nodes += 1
+        if self.nodes > self._limit:
+            raise _OutOfBudget
+        if state.phase == 2:
+            return terminal_value(state, self._seat)
+        best = self._evals.get(key)
+        if best is None:
+            best = self._evals[key] = evaluate(state, self._seat)
+        if plies == 0:
+            return best
+        maximising = state.to_move == self._seat
+        if maximising:
+            if best >= beta:
+                return best
+            alpha = max(alpha, best)
+        else:
+            if best <= alpha:
+                return best
+            beta = min(beta, best)
+        cells = state.cells
+        captures = []
+        for move in state.legal_ids():
+            if STEP_BASE <= move < PASS:
+                order = _capture_order(cells, move)
+                if order >= 0:
+                    captures.append((order, move))
+        captures.sort(key=lambda e: -e[0])
+        for _, move in captures:
+            child = state.copy()
+            child.apply(move)
+            value = self._quiesce(
+                child, child_key(key, state, child, move), alpha, beta, plies - 1
+            )
+            if maximising:
+                if value > best:
+                    best = value
+                    alpha = max(alpha, value)
+            elif value < best:
+                best = value
+                beta = min(beta, value)
+            if alpha >= beta:
+                break
+        return best
+
+
+def easy(seed: int | None = None, budget: int | None = None) -> SearchAgent:
+    """``search:easy`` (``search:easy=N``: a budget of N positions per move)."""
+    return SearchAgent("easy", seed=seed, budget=budget)
+
+
+def medium(seed: int | None = None, budget: int | None = None) -> SearchAgent:
+    """``search:medium`` (``search:medium=N``: a budget of N positions per move)."""
+    return SearchAgent("medium", seed=seed, budget=budget)
+
+
+def hard(seed: int | None = None, budget: int | None = None) -> SearchAgent:
+    """``search:hard`` (``search:hard=N``: a budget of N positions per move)."""
+    return SearchAgent("hard", seed=seed, budget=budget)
+
+
+def expert(seed: int | None = None, budget: int | None = None) -> SearchAgent:
+    """``search:expert`` (``search:expert=N``: a budget of N positions per move)."""
+    return SearchAgent("expert", seed=seed, budget=budget)

@@ -1,0 +1,91 @@
+"""Self-play for any game on :class:`tabletop.vector.GamesVectorEnv`: the games a learner
+trains in, its opponents drawn at every reset from the snapshot pool
+(:mod:`training.pool`) and the bots, as :class:`training.selfplay.SelfPlayVecEnv` does for
+Splut!'s batched engine. A game's training kit (:mod:`training.kits`) builds it with the
+factory that turns a snapshot's weights into a player."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tabletop.agents import Agent
+from tabletop.vector import GamesVectorEnv
+from training.pool import Snapshot, draw_opponent
+
+
+class PooledSelfPlayEnv(GamesVectorEnv):
+    """``num_envs`` self-play games of ``game``: each other player is, independently, the
+    latest snapshot (``pool.p_latest``), an older one (``pool.p_past``) or a bot
+    (``pool.p_bots`` by ``pool.bot_weights``); the learner's player index is drawn by
+    ``pool.player_weights`` (uniform when empty). ``snapshot_agent(weights, label)`` makes the
+    player of a snapshot. A finished game's ``final_info`` holds its ``outcome`` and its
+    ``opponents`` (snapshot labels or bot names)."""
+
+    def __init__(
+        self,
+        game: Any,
+        num_envs: int,
+        num_players: int,
+        max_turns: int,
+        pool: Any,
+        snapshot_agent: Callable[[dict, str], Agent],
+        seed: int = 0,
+        opening_steps: int = 0,
+    ) -> None:
+        self.pool_config = pool
+        self._snapshot_agent = snapshot_agent
+        self._snapshots: dict[str, Agent] = {}
+        self._order: list[str] = []
+        super().__init__(
+            game, num_envs, num_players, max_turns, opponents="random", opening_steps=opening_steps
+        )
+        self._rng = np.random.default_rng(seed)
+        self._bot_slots = [self._slot(self.game.make_agent(name)) for name in pool.bots]
+        self._labels = np.full((self.num_envs, num_players - 1), "", dtype=object)
+
+    def set_pool(self, snapshots: Sequence[Snapshot]) -> None:
+        """Take the current pool (weights are loaded for new snapshots only); games pick
+        their opponents from it at their next reset."""
+        for label, state in snapshots:
+            if label not in self._snapshots:
+                self._snapshots[label] = self._snapshot_agent(state, label)
+        self._order = [label for label, _ in snapshots]
+        in_play = set(self._seat_agent.ravel().tolist())
+        for label in sorted(set(self._snapshots) - set(self._order)):
+            agent = self._snapshots[label]
+            index = next((i for i, known in enumerate(self._agents) if known is agent), None)
+            if index is None or index not in in_play:
+                del self._snapshots[label]
+
+    def choose_opponents(self, rows: np.ndarray) -> np.ndarray:
+        cfg = self.pool_config
+        chosen = np.empty((len(rows), self.num_players - 1), dtype=np.int64)
+        for j, row in enumerate(rows.tolist()):
+            for k in range(self.num_players - 1):
+                label, pick = draw_opponent(self._rng, cfg, self._order, len(self._bot_slots))
+                if label is None:
+                    self._labels[row, k] = cfg.bots[pick]
+                    chosen[j, k] = self._bot_slots[pick]
+                else:
+                    self._labels[row, k] = label
+                    chosen[j, k] = self._slot(self._snapshots[label])
+        return chosen
+
+    def choose_players(self, rows: np.ndarray) -> np.ndarray:
+        weights = self.pool_config.player_weights
+        if not weights:
+            return super().choose_players(rows)
+        p = np.asarray(weights, dtype=float)
+        return self._rng.choice(len(p), size=len(rows), p=p / p.sum())
+
+    def step(self, actions: Any):
+        labels = self._labels.copy()
+        obs, rewards, terminated, truncated, infos = super().step(actions)
+        done = terminated | truncated
+        if done.any():
+            infos["final_info"]["opponents"] = labels
+            infos["final_info"]["_opponents"] = done
+        return obs, rewards, terminated, truncated, infos

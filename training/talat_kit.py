@@ -1,0 +1,76 @@
+"""Talat's side of self-play training (:class:`training.kits.TrainingKit`): the games of
+:class:`training.pooled.PooledSelfPlayEnv` over the rules core, a
+:class:`tabletop.network.PlanesNet` policy and Talat's player files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from tabletop.agents import Agent
+from tabletop.games import get_game
+from tabletop.netplayer import Shape
+from tabletop.network import PolicyAgent, build_policy
+from talat_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
+from talat_env.players.checkpoint import network_save, observe
+from training.config import ConfigError
+from training.kits import TrainingKit
+from training.pooled import PooledSelfPlayEnv
+
+
+def shape_of(network: Any) -> Shape:
+    """The config's ``network`` section as a :class:`~tabletop.netplayer.Shape`."""
+    return Shape(network.channels, network.blocks, network.features_dim, network.value_hidden)
+
+
+class TalatKit(TrainingKit):
+    game = "talat"
+    layout_version = LAYOUT_VERSION
+    policy_class = MaskableActorCriticPolicy
+
+    def check(self, config: Any) -> None:
+        unsupported = [
+            ("network.policy_head", config.network.policy_head, "linear"),
+            ("network.inputs", config.network.inputs, "planes"),
+            ("reward.shaping", config.reward.shaping, 0.0),
+            ("perception.fraction", config.perception.fraction, 0.0),
+            ("pretrain.games", config.pretrain.games, 0),
+            ("init_from", config.init_from, ""),
+        ]
+        for name, value, only in unsupported:
+            if value != only:
+                raise ConfigError(f"{name} must be {only!r} for Talat, got {value!r}")
+
+    def selfplay_env(self, config: Any) -> PooledSelfPlayEnv:
+        def snapshot_agent(weights: dict, label: str) -> Agent:
+            policy = self.build_policy(config.network, ortho_init=False)
+            policy.load_state_dict(weights)
+            return PolicyAgent(policy, observe, label, deterministic=False)
+
+        return PooledSelfPlayEnv(
+            get_game("talat"),
+            config.n_envs,
+            config.num_players,
+            config.max_turns,
+            config.pool,
+            snapshot_agent,
+            seed=config.seed,
+            opening_steps=config.opening_steps,
+        )
+
+    def policy_kwargs(self, shape: Any) -> dict[str, Any]:
+        return shape_of(shape).policy_kwargs()
+
+    def build_policy(self, shape: Any, ortho_init: bool = True) -> Any:
+        return build_policy(OBS_SHAPE, NUM_ACTIONS, self.policy_kwargs(shape), ortho_init)
+
+    def policy_agent(self, policy: Any, name: str, deterministic: bool, max_turns: int) -> Agent:
+        return PolicyAgent(policy, observe, name, deterministic=deterministic)
+
+    def save_player(self, policy: Any, path: Path, config: Any, **facts: Any) -> Path:
+        return network_save(policy, path, shape_of(config.network), config.num_players, **facts)
+
+
+KIT = TalatKit()
