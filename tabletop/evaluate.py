@@ -615,6 +615,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     game = get_game(args.game)
+    if args.players not in game.player_counts:
+        parser.error(f"--players must be {game.counts_text()} for {game.title}, got {args.players}")
     if args.max_turns is None:
         args.max_turns = game.max_turns
     elif args.max_turns > game.max_turns_limit:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import gymnasium
 
+from tabletop.agents import Agent
 from talat_env import rules, talat_v0
 from talat_env.encoding import NUM_ACTIONS
 from talat_env.envs.aec import env, raw_env
 from talat_env.players import agent_names, make_agent, register_agent
 from talat_env.rules import IllegalMoveError, InvalidNotationError, State
-from tabletop.agents import Agent
 
 __version__ = "0.4.0"
 

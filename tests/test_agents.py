@@ -10,10 +10,10 @@ import pytest
 
 import splut_env
 from splut_env.batched.bots import CompiledAgent
-from tabletop.agents import Agent, AgentRegistry
 from splut_env.envs.gym import SplutGymEnv
 from splut_env.players import PLAYERS
 from splut_env.players.bots import GreedyAgent, RandomAgent
+from tabletop.agents import Agent, AgentRegistry
 from training.config import parse_config
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop import evaluate
+from tabletop import evaluate, games
 from tabletop.agents import checked_budget
 from tabletop.games import Game, game_names, get_game, register_game
 from tabletop.vector import GamesVectorEnv
@@ -30,8 +30,10 @@ def test_both_games_are_registered_and_unknown_names_are_refused():
         register_game("Bad Name", "x:y")
 
 
-def test_a_game_registered_by_entry_point_is_imported_when_asked_for():
+def test_a_game_registered_by_entry_point_is_imported_when_asked_for(monkeypatch):
+    monkeypatch.setattr(games, "KNOWN", dict(games.KNOWN))
     register_game("talat_again", "talat_env.game:GAME")
+    assert "talat_again" in game_names()
     with pytest.raises(TypeError, match="is not the descriptor of game 'talat_again'"):
         get_game("talat_again")
 

@@ -9,10 +9,10 @@ from gymnasium.utils.env_checker import check_env
 
 import splut_env
 from splut_env import rules
-from tabletop.agents import Agent
 from splut_env.encoding import step_id_to_action
 from splut_env.envs.gym import SplutGymEnv
 from splut_env.rules import IllegalStepError
+from tabletop.agents import Agent
 
 
 class ScriptedAgent(Agent):

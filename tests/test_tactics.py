@@ -13,7 +13,6 @@ from conftest import greedy_turns
 from splut_env import make_agent, rules
 from splut_env.batched import BatchedGames
 from splut_env.batched.shield import CompiledTactics, _forced_loss, new_memo, tier_labels
-from tabletop.agents import Agent
 from splut_env.encoding import action_to_step_id, step_id_to_action
 from splut_env.players.tactics import (
     ShieldedAgent,
@@ -26,6 +25,7 @@ from splut_env.players.tactics import (
 )
 from splut_env.rules.engine import State
 from splut_env.rules.notation import step_text
+from tabletop.agents import Agent
 
 
 def test_turn_outcomes_are_every_distinct_end_of_turn_position():

@@ -10,11 +10,11 @@ from gymnasium.vector import AutoresetMode
 
 from splut_env.batched import BatchedGames
 from splut_env.batched.bots import BatchedBot
-from tabletop.agents import Agent
 from splut_env.encoding import action_mask, observation_planes
 from splut_env.envs.gym import SplutGymEnv
 from splut_env.envs.vector import SplutVectorEnv
 from splut_env.rules import IllegalStepError
+from tabletop.agents import Agent
 
 
 class LowestAgent(Agent):

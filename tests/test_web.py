@@ -163,3 +163,42 @@ def test_checkpoints_are_offered_with_and_without_their_shield():
     while not view["over"]:
         view = client.post(f"/api/games/{view['id']}/agent-step", json={"ply": view["ply"]}).json()
     assert view["winner"] == 0 and "splut_2p.zip:shield" in view["result"]
+
+
+def test_only_players_that_fit_the_table_are_offered_and_accepted():
+    ckpt = str(ROOT / "checkpoints" / "splut_3p.zip")
+    client = TestClient(create_app(checkpoints=[ckpt]))
+    options = client.get("/api/options").json()
+    assert options["player_counts"] == [2, 3, 4]
+    two, three = options["table"]["2"], options["table"]["3"]
+    assert "best:2p" in two and not {"best:3p", "best:4p", ckpt, ckpt + ":shield"} & set(two)
+    assert {"best:3p", ckpt, ckpt + ":shield"} <= set(three) and "best:2p" not in three
+    res = client.post("/api/games", json={"players": ["human", "best:3p"]})
+    assert res.status_code == 422
+    assert "player 'best:3p' is made for 3 players and cannot sit at a table of 2" in res.text
+    res = client.post("/api/games", json={"players": ["human", ckpt + ":shield"]})
+    assert res.status_code == 422 and "was trained for 3 players" in res.text
+    assert new_game(client, "human", ckpt, "best:3p")["ply"] == 0
+
+
+def test_the_start_positions_come_with_the_page_and_the_options(client):
+    options = client.get("/api/options").json()
+    for n in ("2", "3", "4"):
+        start = options["start"][n]
+        assert start["id"] is None and start["legal"] == [] and not start["human_to_move"]
+        assert start["spn"] == rules.initial_spn(int(n)) and len(start["players"]) == int(n)
+    page = client.get("/").text
+    assert '<script id="options" type="application/json">' in page
+    assert rules.initial_spn(4) in page
+
+
+def test_hints_and_moves_by_either_name(client):
+    gid = new_game(client, "human", "greedy")["id"]
+    url = f"/api/games/{gid}"
+    hint = client.post(url + "/hint", json={"ply": 0}).json()
+    assert hint["text"] in {"Dn", "Tn", "Wn"} and hint["move"]["text"] == hint["text"]
+    assert hint["words"].split()[0] in {"dwarf", "troll", "wizard"}
+    assert client.post(url + "/hint", json={"ply": 1}).status_code == 409  # stale
+    view = client.post(url + "/move", json={"move": "dn", "ply": 0}).json()  # any case
+    assert view["moves"] == view["steps"] == [{"text": "Dn", "player": 0, "turn": 1}]
+    assert client.post(url + "/hint", json={"ply": 1}).status_code == 409  # the agent's turn

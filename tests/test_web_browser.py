@@ -12,6 +12,8 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 import uvicorn
@@ -124,3 +126,110 @@ def test_play_steps_by_clicking(page, tmp_path):
     page.click("#undo")
     page.wait_for_selector('[data-piece="WS"][data-square="d2"]')
     assert page.locator("#log li").count() == 3
+
+
+# --- the start position at once, and only the players that fit the table ------------------
+
+
+@pytest.fixture(scope="module")
+def offering_server() -> Iterator[str]:
+    """A server offering a 2-player and a 3-player checkpoint."""
+    root = Path(__file__).resolve().parents[1] / "checkpoints"
+    app = create_app(checkpoints=[str(root / "splut_2p.zip"), str(root / "splut_3p.zip")])
+    yield from serve(app)
+
+
+def serve(app) -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the web server did not start within 20 s")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@contextmanager
+def browser_page() -> Iterator:
+    """A fresh page in headless Chromium; errors in the page fail the test."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1100, "height": 700})
+        page.set_default_timeout(15_000)
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        yield page
+        browser.close()
+        assert errors == [], f"errors in the page: {errors}"
+
+
+def options_of(page, select: str) -> list[str]:
+    return page.eval_on_selector_all(f"{select} option", "os => os.map(o => o.value)")
+
+
+def test_the_start_position_shows_before_the_first_game_arrives(server):
+    """Regression: the page opened on an empty board until 'New game' was pressed."""
+    with browser_page() as page:
+        held = []
+        page.route("**/api/games", lambda route: held.append(route))  # the first game waits
+        page.goto(server)
+        page.wait_for_selector('[data-piece="DS"][data-square="e2"]')
+        assert page.locator(".piece").count() == 10  # 6 pieces and 4 rocks
+        assert squares(page, ".rock") == ["a5", "e1", "e9", "i5"]
+        assert page.get_attribute("#status", "data-state") == "starting"
+        while not held:
+            page.wait_for_timeout(20)
+        held[0].continue_()
+        page.wait_for_selector('#status[data-state="human"]')
+        page.click('[data-piece="DS"]')
+        assert squares(page, ".square.target") == ["e3"]
+        # A new game shows its table's start at once, before the server answers.
+        page.route("**/api/games", lambda route: None)
+        page.select_option("#num-players", "4")
+        page.click("#new-game")
+        page.wait_for_selector('[data-piece="DE"]')
+        assert page.locator(".piece").count() == 16
+
+
+def test_only_players_that_can_sit_at_the_table_are_offered(offering_server):
+    """Regression: a 2-player table offered best:3p, best:4p and the 3- and 4-player
+    checkpoints, refused with a 422 only after the choice."""
+    ckpt2 = str(Path(__file__).resolve().parents[1] / "checkpoints" / "splut_2p.zip")
+    ckpt3 = ckpt2.replace("_2p", "_3p")
+    with browser_page() as page:
+        page.goto(offering_server)
+        page.wait_for_selector('#status[data-state="human"]')
+        two = options_of(page, "#player-1")
+        assert {"human", "best:2p", "search:hard", ckpt2, ckpt2 + ":shield"} <= set(two)
+        assert not {"best:3p", "best:4p", ckpt3, ckpt3 + ":shield"} & set(two)
+        page.select_option("#player-1", ckpt2)
+        page.select_option("#num-players", "3")
+        for k in range(3):
+            three = options_of(page, f"#player-{k}")
+            assert {"best:3p", ckpt3, ckpt3 + ":shield", "greedy"} <= set(three)
+            assert not {"best:2p", "best:4p", ckpt2, ckpt2 + ":shield"} & set(three)
+        # A choice the new table cannot seat falls back to the default; one it can is kept.
+        assert page.input_value("#player-1") == "search:easy"
+        page.select_option("#player-1", "greedy")
+        page.select_option("#player-2", ckpt3)
+        page.select_option("#num-players", "4")
+        assert page.input_value("#player-1") == "greedy"
+        assert page.input_value("#player-2") == "search:easy"
+        assert "best:4p" in options_of(page, "#player-3")
+        page.select_option("#num-players", "3")
+        page.select_option("#player-2", ckpt3)
+        page.click("#new-game")
+        page.wait_for_selector('#status[data-state="human"]')
+        assert page.inner_text("#message") == ""
+        log = page.request.get(page.eval_on_selector("#download", "a => a.href")).text()
+        assert f"# players: S=human W=greedy N={ckpt3};" in log

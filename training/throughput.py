@@ -96,6 +96,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", default="configs/default.yaml")
     parser.add_argument("--steps", type=int_range(1000), default=65_536)
     parser.add_argument("--snapshots", type=int_range(0, 50), default=5)
+    parser.add_argument(
+        "--beside",
+        nargs="+",
+        choices=SETTINGS,
+        default=list(SETTINGS),
+        help="which measurements to make (default: all three)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("overrides", nargs="*", help="config overrides, e.g. torch_threads=1")
@@ -104,11 +111,12 @@ def main(argv: list[str] | None = None) -> None:
         print(measure(args.config, args.steps, args.snapshots, args.overrides))
         return
     rates = {}
-    for beside in SETTINGS:
+    for beside in args.beside:
         rates[beside] = run_child(args, beside)
         if not args.json:
             print(f"{beside:>14}: {rates[beside]:8.0f} learner steps/s", flush=True)
-    ratios = {k: rates[k] / rates["alone"] for k in SETTINGS[1:]}
+    alone = rates.get("alone")
+    ratios = {k: r / alone for k, r in rates.items() if alone and k != "alone"}
     if args.json:
         print(json.dumps({"steps_per_second": rates, "ratio_to_alone": ratios}))
     else:
