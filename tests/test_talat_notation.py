@@ -209,7 +209,10 @@ BAD_POSITIONS = [
     (A.rsplit(" ", 1)[0], "has 9 fields, got 8"),
     (B + " g=-", "has 8 fields, got 9"),
     # boards
-    (_swap(A, _BOARDS_A[0] + " " + _BOARDS_A[1], _BOARDS_A[1] + " " + _BOARDS_A[0]), "order wb, bg, gw"),
+    (
+        _swap(A, _BOARDS_A[0] + " " + _BOARDS_A[1], _BOARDS_A[1] + " " + _BOARDS_A[0]),
+        "order wb, bg, gw",
+    ),
     (_swap(A, "wb:", "wb;"), "must be a board"),
     (_swap(A, "wb:", "xx:"), "must be a board"),
     (_swap(A, "wb:", "wb**:"), "must be a board"),
@@ -238,12 +241,18 @@ BAD_POSITIONS = [
     # set-up
     (_swap(SETUP3, "wb:", "wb*:"), "no board is frozen during set-up"),
     (_swap(SETUP3, "b=-", "b=wS3"), "nothing is captured during set-up"),
-    (_swap(SETUP3, "wb:...../", "wb:....bS4/"), "w, b, g have placed 2, 2, 1 towers, not 2, 2, 1|to move"),
+    (
+        _swap(SETUP3, "wb:...../", "wb:....bS4/"),
+        "w, b, g have placed 2, 2, 1 towers, not 2, 2, 1|to move",
+    ),
     (_swap(SETUP3, "wb:...../...../", "wb:...../....wS6/"), "wS6 on wb e4 is off its start line"),
     (_swap(SETUP3, ".gM4...", ".gM4gM3.."), "have placed 2, 2, 1 towers, not 2, 1, 2"),
     (_swap(SETUP3, " place b ", " place g "), "the next placement is b's"),
     (_swap(SETUP2, " place w ", " place b "), "the next placement is w's"),
-    (_swap(SETUP2, "wb:...bM3./", "wb:...../"), "after 1 own placements w and b have placed 1 and 0|next placement"),
+    (
+        _swap(SETUP2, "wb:...bM3./", "wb:...../"),
+        "after 1 own placements w and b have placed 1 and 0|next placement",
+    ),
     (_swap(SETUP2, "gL4gM6gS6.gM3", "gL4gM6gS6gS4gM3"), "only 8 grey towers are placed, 9 stand"),
     (_swap(SETUP2, "gL4gM6gS6.gM3", "gL4gM6gS6.."), "own towers are placed only after the 8 Zihin"),
     (_swap(rules.initial_text(3), "place w", "place b"), "the next placement is w's"),
@@ -254,7 +263,10 @@ BAD_POSITIONS = [
     (_swap(A, "wb:", "wb*:"), r"board wb is not frozen \(§6\), so it must not have a '\*'"),
     (_swap(C, "wb*:", "wb:"), r"board wb is frozen \(§6\), so it needs a '\*'"),
     (_swap(OVER, "gw*:", "gw:"), "board gw is frozen"),
-    (_swap(_swap(OVER, " over - ", " play w "), "", ""), "2 boards are frozen, so the game is over"),
+    (
+        _swap(_swap(OVER, " over - ", " play w "), "", ""),
+        "2 boards are frozen, so the game is over",
+    ),
     (_swap(C, " play w ", " over - "), "over only with two frozen boards, 1 are"),
 ]
 

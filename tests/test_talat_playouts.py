@@ -117,7 +117,7 @@ def random_game(players: int, seed: int, probe_illegal: bool = True) -> tuple[St
 @pytest.mark.parametrize("players", [2, 3])
 def test_random_games_keep_the_invariants(players):
     for seed in range(30):
-        state, plies = random_game(players, seed, probe_illegal=seed % 3 == 0)
+        _, plies = random_game(players, seed, probe_illegal=seed % 3 == 0)
         assert plies > (26 if players == 2 else 27)
 
 

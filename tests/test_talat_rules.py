@@ -438,7 +438,17 @@ def code(name: str) -> int:
 
 
 def test_value_order():
-    assert [TYPE_NAMES[t] for t in VALUE_ORDER] == "L6 L4 L3 M6 M4 M3 S6 S4 S3".split()
+    assert [TYPE_NAMES[t] for t in VALUE_ORDER] == [
+        "L6",
+        "L4",
+        "L3",
+        "M6",
+        "M4",
+        "M3",
+        "S6",
+        "S4",
+        "S3",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -501,7 +511,9 @@ def test_zihin_towers_go_on_either_grey_start_line_any_split():
     # Ruling: 5 + 3 or 4 + 4 are both fine.
     s = rules.initial_state(2)
     for sq in ("a1", "b1", "c1", "d1", "e1"):
-        s = rules.play(s, next(m for m in rules.legal_moves(s) if m.endswith(sq) and m.startswith("gw")))
+        s = rules.play(
+            s, next(m for m in rules.legal_moves(s) if m.endswith(sq) and m.startswith("gw"))
+        )
     moves = rules.legal_moves(s)
     assert all(m.startswith("bg:") and m.endswith("5") for m in moves)
     assert len(moves) == 4 * 5  # 4 grey types left, 5 squares of bg rank 5
@@ -559,3 +571,11 @@ def test_grey_never_moves_with_two_players():
     text = make(2, "", live="wb bg gw")
     with pytest.raises(rules.InvalidNotationError, match="Zihin"):
         rules.from_text(text.replace(" play w ", " play g "))
+
+
+def test_the_api_docstring_example_runs():
+    import doctest
+
+    from talat_env.rules import api
+
+    assert doctest.testmod(api).failed == 0

@@ -3,7 +3,7 @@
 >>> from talat_env import rules
 >>> s = rules.initial_state(3)
 >>> rules.legal_moves(s)[:3]
-['bg:L3@a5', 'bg:L3@b5', 'bg:L3@c5']
+['gw:L3@a5', 'gw:L3@b5', 'gw:L3@c5']
 >>> s = rules.play(s, "wb:L6@c1")
 >>> rules.to_move(s), rules.to_text(s).split()[1]
 ('b', 'wb:...../...../...../...../..wL6..')

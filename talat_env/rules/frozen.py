@@ -2,27 +2,34 @@
 towers into contact where one beats the other?
 
 A board is read from its 25 cells (:mod:`~talat_env.rules.board` layout); towers of the
-board's rank-1 colour move *up*, the others *down*. Square sets are 25-bit masks, bit ``sq``.
-The decision goes from cheap to exact, and every stage is exact in what it concludes:
+board's rank-1 colour move *up*, the others *down*. Square sets are 25-bit masks, bit
+``sq``. The decision goes from cheap to exact, and every stage is exact in what it concludes:
 
 1. **Pairs.** Only a *pair*, an up tower and a down tower of which one beats the other, can
    make a capture. Ignoring all other towers, such a pair can still meet only if the down
    tower stands ``g >= 0`` ranks above with files ``d`` apart, ``g = 0, d = 1`` or
-   ``g >= 1, d <= g + 1`` (§6.4). No such pair: frozen.
-2. **Direct meeting** (sufficient). With every other tower standing still, flood each tower
-   of a pair forward over the empty squares; if a square the up tower reaches touches one the
-   down tower reaches, the two walk there (each step closes the gap by one rank, so they
-   touch before they could cross or collide): not frozen.
-3. **Walls** (necessary). A tower on its goal line, or whose forward squares all hold such
-   walls, never moves again. Flooding the pairs with only the walls as obstacles bounds
-   every square a tower can ever reach; if no pair can touch within these bounds: frozen.
-4. **Search.** Towers whose bounded floods can neither share a square nor touch never affect
-   each other, so the board splits into groups searched apart. A group is searched depth
-   first over the positions its steps reach, memoised, with stage 1 as pruning and stage 2
-   as the stop at every node. No node limit: the answer is exact.
+   ``g >= 1, d <= g + 1`` (§6.4, :data:`CAN_MEET`). No such pair: frozen.
+2. **Direct meeting** (sufficient). With every other tower standing still, flood both towers
+   of a pair forward over the empty squares; if a square one reaches touches a square the
+   other reaches, they walk there (each step closes the gap by one rank, so they touch
+   before they could cross or collide): not frozen.
+3. **Stuck towers** (necessary). A set of towers whose forward squares all hold towers of
+   the set (or lie off the board) can never move: none of them can make the first move. The
+   largest such set is found by :func:`stuck_set`. Flooding the pairs with only these as
+   obstacles bounds every square a tower can ever reach; no pair touching within these
+   bounds: frozen.
+4. **Search**, one pair at a time, depth first over the positions steps reach, memoised. In a
+   search for a pair, its two towers stay on *useful* squares (from which they can still
+   meet), so towers that block only their other moves count as stuck; the pair's direct
+   meeting is the stop and stage 3 for the pair the pruning at every node. Only towers that
+   stand where the pair may have to pass, or where such a tower may have to go, move at all
+   (others never need to: moving only fills squares). Searches run with a growing budget of
+   moves by towers other than the pair (0, 1, 2, 4, ... then unlimited), all pairs at each
+   budget, so an easy meeting is found before a hard one is searched to the end. No node
+   limit: the answer is exact.
 
-:func:`is_frozen` caches its answers by board content; :func:`decide` reports the number of
-search nodes as well, for tests and measurement.
+:func:`is_frozen` caches its answers by board content; :func:`decide` also reports the
+number of search nodes, for tests and measurement.
 """
 
 from __future__ import annotations
@@ -59,6 +66,14 @@ def _in_contact(u: int, v: int) -> bool:
 CAN_MEET: tuple[bool, ...] = tuple(_meet_possible(u, v) for u in range(25) for v in range(25))
 #: ``CONTACT[u * 25 + v]``: an up tower on ``u`` and a down tower on ``v`` are in contact.
 CONTACT: tuple[bool, ...] = tuple(_in_contact(u, v) for u in range(25) for v in range(25))
+#: ``MEET_UP[u]``: the squares ``v`` with ``CAN_MEET[u * 25 + v]``; ``MEET_DOWN[v]``: the
+#: squares ``u`` with it.
+MEET_UP: tuple[int, ...] = tuple(
+    sum(1 << v for v in range(25) if CAN_MEET[u * 25 + v]) for u in range(25)
+)
+MEET_DOWN: tuple[int, ...] = tuple(
+    sum(1 << u for u in range(25) if CAN_MEET[u * 25 + v]) for v in range(25)
+)
 #: ``FORWARD_UP[sq]`` / ``FORWARD_DOWN[sq]``: the squares one step ahead, as a mask.
 FORWARD_UP: tuple[int, ...] = tuple(
     sum(1 << (sq + 5 + df) for df in (-1, 0, 1) if sq < 20 and 0 <= sq % 5 + df < 5)
@@ -75,6 +90,9 @@ STEPS_UP: tuple[tuple[int, ...], ...] = tuple(
 STEPS_DOWN: tuple[tuple[int, ...], ...] = tuple(
     tuple(t for t in range(25) if FORWARD_DOWN[sq] >> t & 1) for sq in range(25)
 )
+#: Budgets of moves by towers other than the pair, tried in turn (the last is unlimited).
+BUDGETS = (0, 1, 2, 4, 8, 16, 1 << 30)
+_UNLIMITED = BUDGETS[-1]
 
 
 def flood_up(sq: int, free: int) -> int:
@@ -101,192 +119,252 @@ def touching(up: int) -> int:
     return side | (((up | side) << 5) & FULL)
 
 
-class _Board:
-    """The towers of one board: squares and types of the up and down towers."""
+def stuck_set(pos: list[int], forward: list[int], occ: int) -> tuple[int, int]:
+    """The largest set of towers that can never move: each has its ``forward`` squares
+    (tower ``a`` on ``pos[a]``) all held by towers of the set. Returns ``(towers, squares)``
+    as masks (bit ``a``, bit ``sq``); ``occ`` holds every tower's square."""
+    towers = squares = 0
+    for a, f in enumerate(forward):
+        if f & ~occ == 0:
+            towers |= 1 << a
+            squares |= 1 << pos[a]
+    changed = True
+    while changed:
+        changed = False
+        others = occ & ~squares
+        t = towers
+        while t:
+            low = t & -t
+            t ^= low
+            a = low.bit_length() - 1
+            if forward[a] & others:
+                towers ^= low
+                squares ^= 1 << pos[a]
+                changed = True
+    return towers, squares
 
-    __slots__ = ("dn", "dt", "up", "ut")
+
+def _useful(reach: int, meet: tuple[int, ...], other: int) -> int:
+    """The squares of ``reach`` from which the partner, somewhere in ``other``, can still be
+    met."""
+    out = 0
+    r = reach
+    while r:
+        low = r & -r
+        r ^= low
+        if meet[low.bit_length() - 1] & other:
+            out |= low
+    return out
+
+
+class _PairSearch:
+    """Stage 4 for one pair ``(u, d)``: can they meet? See the module docstring."""
+
+    __slots__ = (
+        "allowed",
+        "d",
+        "flood",
+        "forward",
+        "n",
+        "nodes",
+        "others",
+        "pos",
+        "seen",
+        "shift",
+        "steps",
+        "u",
+        "useful_d",
+        "useful_u",
+    )
+
+    def __init__(self, board: _Towers, u: int, d: int) -> None:
+        self.pos = board.pos[:]
+        self.u, self.d, self.n = u, d, len(self.pos)
+        self.useful_u = _useful(board.reach[u], MEET_UP, board.reach[d])
+        self.useful_d = _useful(board.reach[d], MEET_DOWN, board.reach[u])
+        self.allowed = [FULL] * self.n
+        self.allowed[u], self.allowed[d] = self.useful_u, self.useful_d
+        self.others = [a for a in board.movable if a not in (u, d)]
+        self.shift = board.shift
+        self.steps = board.steps
+        self.forward = board.forward
+        self.flood = board.flood
+        self.seen: dict[int, int] = {}
+        self.nodes = 0
+
+    def run(self, occ: int, key: int, budget: int) -> int:
+        """1 if the pair can meet; 0 if it cannot (searched to the end); -1 if the budget
+        cut the search short."""
+        return self._visit(occ, key, budget)
+
+    def _visit(self, occ: int, key: int, budget: int) -> int:
+        self.nodes += 1
+        pos, u, d = self.pos, self.u, self.d
+        pu, pd = pos[u], pos[d]
+        k = pu * 25 + pd
+        if not CAN_MEET[k]:
+            return 0
+        if CONTACT[k]:
+            return 1
+        free = FULL ^ occ
+        if touching(flood_up(pu, free)) & flood_down(pd, free):
+            return 1
+        allowed, forward = self.allowed, self.forward
+        stuck, walls = stuck_set(pos, [forward[a][p] & allowed[a] for a, p in enumerate(pos)], occ)
+        room = FULL ^ walls
+        reach_u = 1 << pu if stuck >> u & 1 else flood_up(pu, room & self.useful_u)
+        reach_d = 1 << pd if stuck >> d & 1 else flood_down(pd, room & self.useful_d)
+        if not touching(reach_u) & reach_d:
+            return 0
+        # Towers standing where the pair may pass, or where such a tower may have to go.
+        path = need = reach_u | reach_d
+        movers = []
+        rest = [a for a in self.others if not stuck >> a & 1]
+        grew = True
+        while grew:
+            grew = False
+            keep = []
+            for a in rest:
+                p = pos[a]
+                if need >> p & 1:
+                    movers.append(a)
+                    need |= self.flood[a][p]
+                    grew = True
+                else:
+                    keep.append(a)
+            rest = keep
+        # The pair's steps towards each other first, then towers leaving the path.
+        fu, fd = pu % 5, pd % 5
+        moves = []
+        for t in self.steps[u][pu]:
+            if not occ >> t & 1 and self.useful_u >> t & 1:
+                moves.append((abs(t % 5 - fd), u, pu, t))
+        for t in self.steps[d][pd]:
+            if not occ >> t & 1 and self.useful_d >> t & 1:
+                moves.append((abs(t % 5 - fu), d, pd, t))
+        complete = True
+        for a in movers:
+            p = pos[a]
+            on_path = path >> p & 1
+            for t in self.steps[a][p]:
+                if not occ >> t & 1:
+                    if not budget:
+                        complete = False
+                        break
+                    moves.append((3 + 2 * (path >> t & 1) - on_path, a, p, t))
+        moves.sort()
+        seen, shift = self.seen, self.shift
+        for _, a, p, t in moves:
+            child_budget = budget if a in (u, d) else budget - 1
+            child = key + ((t - p) << shift[a])
+            done = seen.get(child, -1)
+            if done >= child_budget:
+                if done < _UNLIMITED:
+                    complete = False
+                continue
+            pos[a] = t
+            r = self._visit(occ ^ (1 << p) ^ (1 << t), child, child_budget)
+            pos[a] = p
+            if r == 1:
+                return 1
+            if r < 0:
+                complete = False
+        seen[key] = _UNLIMITED if complete else budget
+        return 0 if complete else -1
+
+
+class _Towers:
+    """The towers of one board, up towers first: squares, types, and stage 3's bounds."""
+
+    __slots__ = ("flood", "forward", "movable", "nu", "pos", "reach", "shift", "steps", "types")
 
     def __init__(self, board: int, cells: Sequence[int]) -> None:
         base = board * 25
         x = BOARD_COLOURS[board][0]
-        self.up: list[int] = []
-        self.ut: list[int] = []
-        self.dn: list[int] = []
-        self.dt: list[int] = []
+        up, ut, dn, dt = [], [], [], []
         for sq in range(25):
             c = cells[base + sq]
             if c:
                 if CODE_COLOUR[c] == x:
-                    self.up.append(sq)
-                    self.ut.append(CODE_TYPE[c])
+                    up.append(sq)
+                    ut.append(CODE_TYPE[c])
                 else:
-                    self.dn.append(sq)
-                    self.dt.append(CODE_TYPE[c])
+                    dn.append(sq)
+                    dt.append(CODE_TYPE[c])
+        self.nu = len(up)
+        self.pos = up + dn
+        self.types = ut + dt
 
-
-def _direct_meeting(pairs, up, dn, free) -> bool:
-    """Stage 2: some pair meets while every other tower stands still."""
-    fu: dict[int, int] = {}
-    fd: dict[int, int] = {}
-    for i, j in pairs:
-        tu = fu.get(i)
-        if tu is None:
-            tu = fu[i] = touching(flood_up(up[i], free))
-        rd = fd.get(j)
-        if rd is None:
-            rd = fd[j] = flood_down(dn[j], free)
-        if tu & rd:
-            return True
-    return False
-
-
-def _walls(up: list[int], dn: list[int]) -> tuple[list[bool], list[bool], int]:
-    """Stage 3: which towers can never move again, and their squares as a mask."""
-    stuck_u = [sq >= 20 for sq in up]
-    stuck_d = [sq < 5 for sq in dn]
-    wall = 0
-    for i, s in enumerate(stuck_u):
-        if s:
-            wall |= 1 << up[i]
-    for j, s in enumerate(stuck_d):
-        if s:
-            wall |= 1 << dn[j]
-    changed = True
-    while changed:
-        changed = False
-        for i, sq in enumerate(up):
-            if not stuck_u[i] and FORWARD_UP[sq] & ~wall == 0:
-                stuck_u[i] = changed = True
-                wall |= 1 << sq
-        for j, sq in enumerate(dn):
-            if not stuck_d[j] and FORWARD_DOWN[sq] & ~wall == 0:
-                stuck_d[j] = changed = True
-                wall |= 1 << sq
-    return stuck_u, stuck_d, wall
+    def bound(self, occ: int) -> None:
+        """Stage 3: stuck towers, each tower's bounded flood (``reach``), and the tables of
+        the search."""
+        nu, pos = self.nu, self.pos
+        self.forward = [FORWARD_UP if a < nu else FORWARD_DOWN for a in range(len(pos))]
+        stuck, walls = stuck_set(pos, [self.forward[a][p] for a, p in enumerate(pos)], occ)
+        room = FULL ^ walls
+        flood_u = tuple(flood_up(sq, room) for sq in range(25))
+        flood_d = tuple(flood_down(sq, room) for sq in range(25))
+        self.flood = [flood_u if a < nu else flood_d for a in range(len(pos))]
+        self.reach = [1 << p if stuck >> a & 1 else self.flood[a][p] for a, p in enumerate(pos)]
+        self.movable = [a for a in range(len(pos)) if not stuck >> a & 1]
+        self.shift = {a: 5 * k for k, a in enumerate(self.movable)}
+        self.steps = [STEPS_UP if a < nu else STEPS_DOWN for a in range(len(pos))]
 
 
 def decide(board: int, cells: Sequence[int]) -> tuple[bool, int]:
     """``(frozen, nodes)``: the exact decision of §6.1 for ``board`` in the 75 ``cells`` of a
     position, and the number of search nodes it took (0 when a stage before the search
     decided)."""
-    b = _Board(board, cells)
-    up, ut, dn, dt = b.up, b.ut, b.dn, b.dt
+    t = _Towers(board, cells)
+    pos, types, nu = t.pos, t.types, t.nu
     pairs = [
-        (i, j)
-        for i in range(len(up))
-        for j in range(len(dn))
-        if RELATED[ut[i]][dt[j]] and CAN_MEET[up[i] * 25 + dn[j]]
+        (a, c)
+        for a in range(nu)
+        for c in range(nu, len(pos))
+        if RELATED[types[a]][types[c]] and CAN_MEET[pos[a] * 25 + pos[c]]
     ]
     if not pairs:
         return True, 0
     occ = 0
-    for sq in up:
-        occ |= 1 << sq
-    for sq in dn:
-        occ |= 1 << sq
-    if _direct_meeting(pairs, up, dn, FULL ^ occ):
-        return False, 0
-    stuck_u, stuck_d, wall = _walls(up, dn)
-    room = FULL ^ wall
-    reach_u = [1 << sq if stuck_u[i] else flood_up(sq, room) for i, sq in enumerate(up)]
-    reach_d = [1 << sq if stuck_d[j] else flood_down(sq, room) for j, sq in enumerate(dn)]
-    pairs = [(i, j) for i, j in pairs if touching(reach_u[i]) & reach_d[j]]
+    for p in pos:
+        occ |= 1 << p
+    free = FULL ^ occ
+    for a, c in pairs:
+        if touching(flood_up(pos[a], free)) & flood_down(pos[c], free):
+            return False, 0
+    t.bound(occ)
+    pairs = [(a, c) for a, c in pairs if touching(t.reach[a]) & t.reach[c]]
     if not pairs:
         return True, 0
-    # Groups: union-find over towers 0..nu-1 (up) and nu.. (down).
-    nu = len(up)
-    reach = reach_u + reach_d
-    parent = list(range(len(reach)))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for a in range(len(reach)):
-        for c in range(a + 1, len(reach)):
-            if reach[a] & reach[c] and find(a) != find(c):
-                parent[find(a)] = find(c)
-    for i, j in pairs:
-        if find(i) != find(nu + j):
-            parent[find(i)] = find(nu + j)
-    nodes = 0
-    done: set[int] = set()
-    for i, _ in pairs:
-        root = find(i)
-        if root in done:
-            continue
-        done.add(root)
-        members = [a for a in range(len(reach)) if find(a) == root]
-        group_pairs = [(i2, j2) for i2, j2 in pairs if find(i2) == root]
-        found, n = _search(members, nu, up, dn, stuck_u + stuck_d, group_pairs, occ)
-        nodes += n
-        if found:
-            return False, nodes
-    return True, nodes
-
-
-def _search(members, nu, up, dn, stuck, pairs, occ) -> tuple[bool, int]:
-    """Stage 4 for one group: depth-first over the positions its steps reach."""
-    # Tower k of the group: (index into pos, moves up?). pos holds every tower's square.
-    pos = up + dn
-    movers = [a for a in members if not stuck[a]]
-    shift = {a: 5 * n for n, a in enumerate(movers)}
-    steps = [STEPS_UP if a < nu else STEPS_DOWN for a in range(len(pos))]
-    pair_pos = [(i, nu + j) for i, j in pairs]
-    seen: set[int] = set()
-    nodes = 0
-
-    def visit(occ: int, key: int) -> bool:
-        nonlocal nodes
-        nodes += 1
-        live = []
-        for a, c in pair_pos:
-            pa, pc = pos[a], pos[c]
-            if CAN_MEET[pa * 25 + pc]:
-                if CONTACT[pa * 25 + pc]:
-                    return True
-                live.append((a, c))
+    key = sum(pos[a] << t.shift[a] for a in t.movable)
+    searches = [_PairSearch(t, a, c) for a, c in pairs]
+    live = searches[:]
+    for budget in BUDGETS:
+        for s in live[:]:
+            r = s.run(occ, key, budget)
+            if r == 1:
+                return False, sum(x.nodes for x in searches)
+            if r == 0:
+                live.remove(s)
         if not live:
-            return False
-        free = FULL ^ occ
-        for a, c in live:
-            if touching(flood_up(pos[a], free)) & flood_down(pos[c], free):
-                return True
-        for a in movers:
-            sq = pos[a]
-            for t in steps[a][sq]:
-                if occ >> t & 1:
-                    continue
-                k = key + ((t - sq) << shift[a])
-                if k in seen:
-                    continue
-                seen.add(k)
-                pos[a] = t
-                found = visit(occ ^ (1 << sq) ^ (1 << t), k)
-                pos[a] = sq
-                if found:
-                    return True
-        return False
-
-    key = sum(pos[a] << shift[a] for a in movers)
-    seen.add(key)
-    return visit(occ, key), nodes
+            break
+    assert not live, "the unlimited budget searches every pair to the end"
+    return True, sum(x.nodes for x in searches)
 
 
-_CACHE: tuple[dict[tuple[int, ...], bool], ...] = ({}, {}, {})
-_CACHE_LIMIT = 200_000
+_CACHE: tuple[dict[bytes, bool], ...] = ({}, {}, {})
+#: Entries per board before the cache starts afresh (a key is the board's 25 cells as bytes).
+CACHE_LIMIT = 100_000
 
 
 def is_frozen(board: int, cells: Sequence[int]) -> bool:
     """Whether ``board`` is frozen (§6.1) in the 75 ``cells`` of a position; cached."""
     base = board * 25
-    k = tuple(cells[base : base + 25])
+    k = bytes(cells[base : base + 25])
     cache = _CACHE[board]
     frozen = cache.get(k)
     if frozen is None:
-        if len(cache) >= _CACHE_LIMIT:
+        if len(cache) >= CACHE_LIMIT:
             cache.clear()
         frozen = cache[k] = decide(board, cells)[0]
     return frozen
