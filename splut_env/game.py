@@ -97,6 +97,15 @@ class Splut(Game):
         turns = self.max_turns if max_turns is None else max_turns
         return play_game(agents, seed=seed, max_turns=turns, start_spn=start)
 
+    def benchmarks(self, num_players: int) -> dict[str, Any]:
+        from splut_env.bench import engine_playouts
+
+        return {
+            "engine playouts (legal_ids + apply)": lambda seconds: engine_playouts(
+                num_players, seconds
+            )
+        }
+
     def random_opening(self, num_players: int, steps: int, rng: random.Random) -> str | None:
         state = State.initial(num_players)
         for _ in range(steps):

@@ -143,6 +143,16 @@ class Game(abc.ABC):
         """One whole game between ``agents`` (:func:`tabletop.match.play_game`)."""
         return play_game(self, agents, seed=seed, max_turns=max_turns, start=start)
 
+    def potential(self, state: Any, player: int) -> float:
+        """A bounded estimate of how well ``player`` stands (about −1 to 1), for
+        potential-based reward shaping in training; 0 (no shaping) by default."""
+        return 0.0
+
+    def benchmarks(self, num_players: int) -> dict[str, Any]:
+        """The game's own loops for :mod:`tabletop.bench`: label → ``loop(seconds)`` giving a
+        rate (moves per second). None by default."""
+        return {}
+
     def random_opening(self, num_players: int, steps: int, rng: random.Random) -> str | None:
         """The text of the position after ``steps`` uniformly random legal moves from the
         start, drawn from ``rng``; ``None`` if the game ended on the way."""

@@ -18,6 +18,8 @@ from talat_env.rules.engine import State
 #: A Talat game ends by itself within some 500 moves (placements, steps, captures and forced
 #: passes; TALAT_RULES.md §6.4), so a match's cap never cuts one.
 MAX_MOVES = 1000
+#: The score margin that :meth:`Talat.potential` counts as a whole point of shaping.
+MARGIN_POINTS = 20.0
 
 
 class Talat(Game):
@@ -88,6 +90,22 @@ class Talat(Game):
 
     def seat_names(self, num_players: int) -> list[str]:
         return rules.seats(num_players)
+
+    def potential(self, state: State, player: int) -> float:
+        """The score margin (own score minus the best other score) over 20 points, clipped
+        to ±1."""
+        scores = state.scores()
+        margin = scores[player] - max(s for k, s in enumerate(scores) if k != player)
+        return max(-1.0, min(1.0, margin / MARGIN_POINTS))
+
+    def benchmarks(self, num_players: int) -> dict[str, Any]:
+        from talat_env.rules.speed import random_playout_rate
+
+        return {
+            "engine playouts (legal_ids + apply)": lambda seconds: random_playout_rate(
+                seconds, players=(num_players,)
+            )
+        }
 
     def random_opening(self, num_players: int, steps: int, rng: random.Random) -> str | None:
         state = State.initial(num_players)

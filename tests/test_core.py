@@ -4,6 +4,7 @@ taking its game from the config."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -183,3 +184,23 @@ def test_game_subclasses_must_implement_the_rules_hooks():
 
     with pytest.raises(TypeError, match="abstract"):
         Half()
+
+
+def test_benchmark_prints_every_figure_as_json(capsys):
+    from tabletop import bench
+
+    bench.main(["--game", "talat", "--players", "3", "--seconds", "0.05", "--json"])
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["game"] == "talat"
+    for key in (
+        "3p text API playouts",
+        "3p engine playouts (legal_ids + apply)",
+        "3p AEC env",
+        "3p connect_four_v3 (same run)",
+        "3p AEC env / connect_four_v3",
+        "3p vector env (64 games)",
+    ):
+        assert figures[key] > 0, key
+    with pytest.raises(SystemExit):
+        bench.main(["--game", "talat", "--players", "4"])
+    assert "--players must be 2 or 3 for Talat, got 4" in capsys.readouterr().err

@@ -23,12 +23,17 @@ EXAMPLES = re.findall(r"```python\n(.*?)```", README, flags=re.S)
 FILE_NAMES = (".json", ".zip", ".py", ".yaml", ".md")  # e.g. `splut_env.json`, a checkpoint member
 NAMES = sorted(
     name
-    for name in set(re.findall(r"`(splut_env(?:\.[A-Za-z_]\w*)+)", CURRENT))
+    for name in set(re.findall(r"`((?:splut_env|talat_env|tabletop)(?:\.[A-Za-z_]\w*)+)", CURRENT))
     if not name.endswith(FILE_NAMES)
 )
 COMMANDS = sorted(set(re.findall(r"python -m ([\w.]+)", README)))
 PATHS = sorted(
-    set(re.findall(r"`((?:splut_env|training|tests|configs|scripts)/[\w./]*)`", CURRENT))
+    set(
+        re.findall(
+            r"`((?:splut_env|talat_env|tabletop|training|tests|configs|scripts|docs)/[\w./]*)`",
+            CURRENT,
+        )
+    )
 )
 
 

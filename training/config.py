@@ -169,6 +169,10 @@ class TrainConfig(RunConfig):
     each PPO rollout holds ``ppo.n_steps × n_envs`` learner steps."""
     checkpoint_every: int = 25_000
     torch_threads: int = 1
+    thread_policy: str = "auto"
+    """``auto``: each phase (rollout, update) runs on 1 or ``torch_threads`` threads, the
+    faster as timed (:class:`training.threads.ThreadTuner`), so that a run beside another
+    busy process slows in proportion; ``fixed``: ``torch_threads`` for every phase."""
     opening_steps: int = 0
     """Each self-play game starts after this many uniformly random legal steps, so that
     near-deterministic opponents (the bots, the snapshots) do not replay the same games."""
@@ -226,6 +230,10 @@ class TrainConfig(RunConfig):
                 f"pretrain.games=0 (got {self.pretrain.games}) rather than warm-start it again"
             )
         check_init_value(self.init_value)
+        if self.thread_policy not in ("auto", "fixed"):
+            raise ConfigError(
+                f"thread_policy must be 'auto' or 'fixed', got {self.thread_policy!r}"
+            )
         if self.pretrain.dagger_rounds < 0:
             raise ConfigError(
                 f"pretrain.dagger_rounds must be at least 0, got {self.pretrain.dagger_rounds}"

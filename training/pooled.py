@@ -21,7 +21,9 @@ class PooledSelfPlayEnv(GamesVectorEnv):
     latest snapshot (``pool.p_latest``), an older one (``pool.p_past``) or a bot
     (``pool.p_bots`` by ``pool.bot_weights``); the learner's player index is drawn by
     ``pool.player_weights`` (uniform when empty). ``snapshot_agent(weights, label)`` makes the
-    player of a snapshot. A finished game's ``final_info`` holds its ``outcome`` and its
+    player of a snapshot. ``shaping`` adds ``shaping * (gamma * phi(s') - phi(s))`` to the
+    learner's rewards, ``phi`` being :meth:`Game.potential` of the learner (0 once its game is
+    over). A finished game's ``final_info`` holds its ``outcome`` (before shaping) and its
     ``opponents`` (snapshot labels or bot names)."""
 
     def __init__(
@@ -34,8 +36,11 @@ class PooledSelfPlayEnv(GamesVectorEnv):
         snapshot_agent: Callable[[dict, str], Agent],
         seed: int = 0,
         opening_steps: int = 0,
+        shaping: float = 0.0,
+        gamma: float = 0.99,
     ) -> None:
         self.pool_config = pool
+        self.shaping, self.gamma = shaping, gamma
         self._snapshot_agent = snapshot_agent
         self._snapshots: dict[str, Agent] = {}
         self._order: list[str] = []
@@ -45,6 +50,7 @@ class PooledSelfPlayEnv(GamesVectorEnv):
         self._rng = np.random.default_rng(seed)
         self._bot_slots = [self._slot(self.game.make_agent(name)) for name in pool.bots]
         self._labels = np.full((self.num_envs, num_players - 1), "", dtype=object)
+        self._phi = np.zeros(self.num_envs)
 
     def set_pool(self, snapshots: Sequence[Snapshot]) -> None:
         """Take the current pool (weights are loaded for new snapshots only); games pick
@@ -81,10 +87,29 @@ class PooledSelfPlayEnv(GamesVectorEnv):
         p = np.asarray(weights, dtype=float)
         return self._rng.choice(len(p), size=len(rows), p=p / p.sum())
 
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        obs, infos = super().reset(seed=seed, options=options)
+        self._phi = self._potential()
+        return obs, infos
+
+    def _potential(self) -> np.ndarray:
+        if not self.shaping:
+            return np.zeros(self.num_envs)
+        return np.array(
+            [self.game.potential(s, int(k)) for s, k in zip(self.states, self.player, strict=True)]
+        )
+
     def step(self, actions: Any):
         labels = self._labels.copy()
         obs, rewards, terminated, truncated, infos = super().step(actions)
         done = terminated | truncated
+        if self.shaping:
+            # The potential after the step: 0 for a game that ended, whose row now holds a
+            # new game (whose own potential starts the next step's difference).
+            phi = self._potential()
+            after = np.where(done, 0.0, phi)
+            rewards = rewards + (self.shaping * (self.gamma * after - self._phi)).astype(np.float32)
+            self._phi = phi
         if done.any():
             infos["final_info"]["opponents"] = labels
             infos["final_info"]["_opponents"] = done

@@ -14,7 +14,7 @@ from tabletop.games import get_game
 from tabletop.netplayer import Shape
 from tabletop.network import PolicyAgent, build_policy
 from talat_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
-from talat_env.players.checkpoint import network_save, observe
+from talat_env.players.checkpoint import load_checkpoint, network_save, observe
 from training.config import ConfigError
 from training.kits import TrainingKit
 from training.pooled import PooledSelfPlayEnv
@@ -34,10 +34,8 @@ class TalatKit(TrainingKit):
         unsupported = [
             ("network.policy_head", config.network.policy_head, "linear"),
             ("network.inputs", config.network.inputs, "planes"),
-            ("reward.shaping", config.reward.shaping, 0.0),
             ("perception.fraction", config.perception.fraction, 0.0),
             ("pretrain.games", config.pretrain.games, 0),
-            ("init_from", config.init_from, ""),
         ]
         for name, value, only in unsupported:
             if value != only:
@@ -58,6 +56,8 @@ class TalatKit(TrainingKit):
             snapshot_agent,
             seed=config.seed,
             opening_steps=config.opening_steps,
+            shaping=config.reward.shaping,
+            gamma=config.ppo.gamma,
         )
 
     def policy_kwargs(self, shape: Any) -> dict[str, Any]:
@@ -68,6 +68,23 @@ class TalatKit(TrainingKit):
 
     def policy_agent(self, policy: Any, name: str, deterministic: bool, max_turns: int) -> Agent:
         return PolicyAgent(policy, observe, name, deterministic=deterministic)
+
+    def load_start(self, policy: Any, config: Any) -> str:
+        """Start from ``config.init_from``'s weights (a Talat player file of the same table
+        size and network shape); the value head is kept."""
+        player = load_checkpoint(config.init_from)
+        if player.num_players != config.num_players:
+            raise ConfigError(
+                f"init_from {config.init_from!r} plays {player.num_players} players; the run "
+                f"trains {config.num_players}"
+            )
+        if player.meta["network"] != shape_of(config.network).to_json():
+            raise ConfigError(
+                f"init_from {config.init_from!r} has network {player.meta['network']}; the run "
+                f"has {shape_of(config.network).to_json()}"
+            )
+        policy.load_state_dict(player.policy.state_dict())
+        return "keep"
 
     def save_player(self, policy: Any, path: Path, config: Any, **facts: Any) -> Path:
         return network_save(policy, path, shape_of(config.network), config.num_players, **facts)

@@ -7,8 +7,8 @@ scheduler runs only part of the time: the small operators of self-play inference
 milliseconds instead of microseconds, and a run measured 25 times slower beside one busy
 process. Two settings prevent this:
 
-- worker threads that wait sleep instead of spinning (``OMP_WAIT_POLICY=PASSIVE``, set by
-  :mod:`training` before torch is imported, unless the user set it), so a waiting thread
+- worker threads that wait spin only briefly and then sleep (:data:`WAIT_POLICY`, set by
+  :mod:`training` before torch is imported, unless the user set them), so a waiting thread
   does not take CPU from the thread it waits for;
 - :class:`ThreadTuner` picks the thread count of each phase of PPO (the rollout, whose small
   forward passes gain little from a second thread, and the update) by timing: it runs a
@@ -24,16 +24,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-import torch
-
-#: The environment variable :mod:`training` sets before torch starts its thread pool.
-WAIT_POLICY = ("OMP_WAIT_POLICY", "PASSIVE")
+#: What :mod:`training` sets (unless set already) before torch starts its thread pool: a
+#: waiting worker thread spins 10,000 times (microseconds, enough to catch the next
+#: operator when the cores are free), then sleeps instead of spinning on (GNU OpenMP's
+#: default spins 300,000 times, and a spinning thread takes the core from the one it waits
+#: for when another process shares the machine).
+WAIT_POLICY = {"OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": "10000"}
 
 
 def configure(torch_threads: int) -> None:
-    """The thread count of torch's operators (and one inter-op thread: the trainer runs no
-    operators concurrently)."""
+    """The thread count of torch's operators."""
+    import torch
+
     torch.set_num_threads(torch_threads)
+
+
+#: Fewer threads replace more only when their phase takes less than this share of the time.
+SWITCH_MARGIN = 0.85
 
 
 @dataclass
@@ -52,17 +59,23 @@ class ThreadTuner:
     the module doc. Call :meth:`start` before a phase and :meth:`stop` after it with the
     units of work it did (learner steps, samples)."""
 
-    def __init__(self, max_threads: int, first_probe: int = 2) -> None:
+    def __init__(self, max_threads: int, first_probe: int = 2, tune: bool = True) -> None:
         self.max_threads = max(1, max_threads)
+        self.tune = tune
         self.first_probe = first_probe
         self._phases: dict[str, _Phase] = {}
         self._current: tuple[str, int, float] | None = None
 
     def candidates(self) -> tuple[int, ...]:
-        return (1,) if self.max_threads == 1 else (self.max_threads, 1)
+        """The thread counts tried (``max_threads`` alone when not tuning)."""
+        if self.max_threads == 1 or not self.tune:
+            return (self.max_threads,)
+        return (self.max_threads, 1)
 
     def start(self, phase: str) -> int:
         """Set and return the thread count for ``phase``."""
+        import torch
+
         state = self._phases.setdefault(
             phase, _Phase(best=self.max_threads, next_probe=self.first_probe)
         )
@@ -81,6 +94,8 @@ class ThreadTuner:
     def aside(self, threads: int = 1) -> Iterator[None]:
         """Work that is not part of the phase being timed (evaluations, checkpoints), on
         ``threads`` threads; its time is left out of the phase's."""
+        import torch
+
         before = torch.get_num_threads()
         torch.set_num_threads(threads)
         began = time.perf_counter()
@@ -104,7 +119,10 @@ class ThreadTuner:
         old = state.seconds.get(threads)
         state.seconds[threads] = per_unit if old is None else 0.5 * old + 0.5 * per_unit
         if threads != state.best and len(state.seconds) == len(self.candidates()):
-            if state.seconds[threads] < state.seconds[state.best]:
+            # Fewer threads must win clearly (timings of one phase are noisy); more threads
+            # win on any lead.
+            margin = SWITCH_MARGIN if threads < state.best else 1.0
+            if state.seconds[threads] < margin * state.seconds[state.best]:
                 state.best, state.backoff = threads, 4
             else:
                 state.backoff = min(state.backoff * 2, 256)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 
 from tabletop.cli import int_range
+from training import threads
 
 BUSY = "while True: pass"
 SETTINGS = ("alone", "beside_busy", "beside_nice19")
@@ -33,7 +35,6 @@ def measure(config_path: str, steps: int, snapshots: int, overrides: list[str]) 
     first rollout and update that are not timed (they compile and warm the caches)."""
     from sb3_contrib import MaskablePPO  # noqa: F401 (imported before the clock starts)
 
-    from training import threads
     from training.config import load_config
     from training.pool import SnapshotPool
     from training.train import RunState, SelfPlayCallback, make_vec_env, new_model, seed_everything
@@ -72,7 +73,7 @@ def measure(config_path: str, steps: int, snapshots: int, overrides: list[str]) 
     return (model.num_timesteps - rollout) / seconds
 
 
-def run_child(args: argparse.Namespace, beside: str) -> float:
+def run_child(args: argparse.Namespace, beside: str, before: bool = False) -> float:
     """One measurement in a fresh process, beside nothing, a busy loop or a nice-19 one."""
     busy = None
     if beside != "alone":
@@ -81,6 +82,7 @@ def run_child(args: argparse.Namespace, beside: str) -> float:
     try:
         command = [sys.executable, "-m", "training.throughput", "--child", "--config"]
         command += [args.config, "--steps", str(args.steps), "--snapshots", str(args.snapshots)]
+        command += ["--as-before"] if before else []
         out = subprocess.run(
             [*command, *args.overrides], check=True, capture_output=True, text=True
         ).stdout
@@ -103,25 +105,46 @@ def main(argv: list[str] | None = None) -> None:
         default=list(SETTINGS),
         help="which measurements to make (default: all three)",
     )
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="also measure the trainer as it was before thread tuning (torch_threads for "
+        "every phase, OpenMP's default wait policy), in the same run",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--as-before", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("overrides", nargs="*", help="config overrides, e.g. torch_threads=1")
     args = parser.parse_args(argv)
     if args.child:
-        print(measure(args.config, args.steps, args.snapshots, args.overrides))
+        overrides = list(args.overrides)
+        if args.as_before:  # before torch is imported: OpenMP reads the variable then
+            for name, value in threads.WAIT_POLICY.items():
+                if os.environ.get(name) == value:
+                    del os.environ[name]
+            overrides.append("thread_policy=fixed")
+        print(measure(args.config, args.steps, args.snapshots, overrides))
         return
     rates = {}
-    for beside in args.beside:
-        rates[beside] = run_child(args, beside)
+    # Interleaved, so that a change in the machine's load touches both alike.
+    runs = [(b, before) for b in args.beside for before in (False, True)[: 1 + args.reference]]
+    for beside, before in runs:
+        key = f"{beside} (before)" if before else beside
+        rates[key] = run_child(args, beside, before)
         if not args.json:
-            print(f"{beside:>14}: {rates[beside]:8.0f} learner steps/s", flush=True)
-    alone = rates.get("alone")
-    ratios = {k: r / alone for k, r in rates.items() if alone and k != "alone"}
+            print(f"{key:>23}: {rates[key]:8.0f} learner steps/s", flush=True)
+    ratios = {}
+    for key, rate in rates.items():
+        base = rates.get("alone (before)" if key.endswith("(before)") else "alone")
+        if base and not key.startswith("alone"):
+            ratios[key] = rate / base
+    if "alone (before)" in rates and "alone" in rates:
+        ratios["alone vs alone (before)"] = rates["alone"] / rates["alone (before)"]
     if args.json:
         print(json.dumps({"steps_per_second": rates, "ratio_to_alone": ratios}))
     else:
         for k, r in ratios.items():
-            print(f"{k:>14}: {r:8.2f} x alone")
+            print(f"{k:>23}: {r:8.2f}" + ("" if k.startswith("alone") else " x alone"))
 
 
 if __name__ == "__main__":

@@ -164,7 +164,9 @@ class SelfPlayCallback(BaseCallback):
         self.bar: Any = None
         self.perception_samples: dict[str, np.ndarray] | None = None
         self.perception_rng = np.random.default_rng([config.seed, state.steps])
-        self.threads = threads.ThreadTuner(config.torch_threads)
+        self.threads = threads.ThreadTuner(
+            config.torch_threads, tune=config.thread_policy == "auto"
+        )
 
     def request_stop(self, signum: int, _frame: Any) -> None:
         print(f"\nsignal {signum}: saving a checkpoint and stopping", flush=True)

@@ -44,7 +44,8 @@ def _best(num_players: int, seed: int | None = None) -> Agent:
     return PLAYERS.make(best_spec(num_players), seed=seed)
 
 
-#: Talat's agents by name.
+#: Talat's agents by name; ``make_agent`` also reads player files (``*.zip``, needs the
+#: ``[train]`` extra: :mod:`talat_env.players.checkpoint`).
 PLAYERS = AgentRegistry(
     {
         "random": "talat_env.players.bots:RandomAgent",
@@ -55,7 +56,8 @@ PLAYERS = AgentRegistry(
         "search:expert": "talat_env.players.search:expert",
         **{f"best:{n}p": partial(_best, n) for n in BEST},
     },
-    files=None,
+    files="talat_env.players.checkpoint:agent_from_spec",
+    files_help="a player file (*.zip)",
 )
 
 
