@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -83,13 +82,17 @@ def run_child(args: argparse.Namespace, beside: str, before: bool = False) -> fl
         command = [sys.executable, "-m", "training.throughput", "--child", "--config"]
         command += [args.config, "--steps", str(args.steps), "--snapshots", str(args.snapshots)]
         command += ["--as-before"] if before else []
-        out = subprocess.run(
+        done = subprocess.run(
             [*command, *args.overrides], check=True, capture_output=True, text=True
-        ).stdout
+        )
+        out = done.stdout
+        chosen = [line for line in done.stderr.splitlines() if line.startswith("threads by")]
     finally:
         if busy is not None:
             busy.kill()
             busy.wait()
+    if chosen and not args.json:
+        print(f"{'':>25}({chosen[-1]})", flush=True)
     return float(out.strip().splitlines()[-1])
 
 
@@ -108,8 +111,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--reference",
         action="store_true",
-        help="also measure the trainer as it was before thread tuning (torch_threads for "
-        "every phase, OpenMP's default wait policy), in the same run",
+        help="also measure the trainer with a fixed thread count (thread_policy=fixed, as "
+        "before thread tuning), interleaved in the same run",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--as-before", action="store_true", help=argparse.SUPPRESS)
@@ -118,10 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.child:
         overrides = list(args.overrides)
-        if args.as_before:  # before torch is imported: OpenMP reads the variable then
-            for name, value in threads.WAIT_POLICY.items():
-                if os.environ.get(name) == value:
-                    del os.environ[name]
+        if args.as_before:
             overrides.append("thread_policy=fixed")
         print(measure(args.config, args.steps, args.snapshots, overrides))
         return
