@@ -192,7 +192,7 @@ def test_names_make_their_bots():
     for level in LEVELS:
         agent = make_agent(f"search:{level}", seed=1)
         assert isinstance(agent, SearchAgent) and agent.name == f"search:{level}"
-        assert agent.budget == LEVELS[level].budget
+        assert (agent.depth, agent.budget, agent.setup_width, agent.beam) == LEVELS[level]
     assert [LEVELS[k].budget for k in ("easy", "medium", "hard", "expert")] == sorted(
         LEVELS[k].budget for k in LEVELS
     )
@@ -205,7 +205,13 @@ def test_budgets_parse_through_the_registry():
     assert (agent.name, agent.budget, agent.level) == ("search:hard=100", 100, "hard")
     state = rules.from_text(FREE_CAPTURE_2P)
     assert agent.act(state) == action_of(2, 0, rules.move_id(state, "wb:c2xc3"))
-    for bad in ("search:hard=0", "search:hard=x", "search:hard=١٠", "search:hard=", "search:hard=-1"):
+    for bad in (
+        "search:hard=0",
+        "search:hard=x",
+        "search:hard=١٠",
+        "search:hard=",
+        "search:hard=-1",
+    ):
         with pytest.raises(ValueError, match=r"expected search:hard=N with N a whole number"):
             make_agent(bad)
     with pytest.raises(ValueError, match="agent 'greedy' takes no search budget"):
@@ -242,4 +248,8 @@ def test_search_medium_beats_greedy():
 def test_ladder_prints_rates_and_times(capsys):
     ladder_main(["--games", "2", "--levels", "random", "greedy"])
     out = capsys.readouterr().out
-    assert "greedy" in out and "%" in out and "ms/move" in out
+    assert "greedy" in out and "100.0%" in out and "ms/move" in out
+    three = play_pairing("random", "greedy", 3, players=3)
+    assert three.games == 3 and three.thinking["greedy"].play_decisions > 0
+    with pytest.raises(SystemExit):
+        ladder_main(["--games", "0"])

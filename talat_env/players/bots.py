@@ -9,10 +9,12 @@ shared by three and ``-WIN`` for a loss, plus the final score margin. Otherwise 
 its goal line, :meth:`State.scores`) and positional terms counted on boards that are not
 frozen (a frozen board changes no more, so only its score counts):
 
-- ``+ADVANCE`` per rank each controlled tower has advanced from its start line;
+- ``+ADVANCE`` per rank each controlled tower has advanced from its start line, and
+  ``+MOBILITY`` per empty square it could step to (spare moves);
 - per pair of opposing towers in contact where one beats the other: ``+THREAT_TO_MOVE``
   for the attacker's controller if it is to move, else ``+THREAT_WAITING``; times
-  ``DEFENDED`` when a tower beside the victim could take the attacker back;
+  ``DEFENDED`` when another tower of the victim's colour could take the attacker back on
+  the victim's square;
 - per pair that can still come into contact (rules §6.4: rank gap ``g``, file gap at most
   ``g + 1``) where one beats the other: ``+LATENT[g]`` for the beater's controller (a
   potential capture by type);
@@ -20,13 +22,14 @@ frozen (a frozen board changes no more, so only its score counts):
   chance that it goes there (the share of its colour's free start squares on that board).
 
 With 2 players the value is ``t(seat) - t(opponent)``; with 3 players
-``t(seat) - (0.75 * max + 0.25 * min)`` of the opponents' ``t``.
+``t(seat) - (LEADER * max + (1 - LEADER) * min)`` of the opponents' ``t``.
 
 **random** plays a uniformly random legal move.
 
 **greedy** looks one move ahead. During set-up it places the tower whose position has the
-best :func:`evaluate`. In play it takes a winning move if there is one and never a losing
-one; otherwise the move with the best net gain: score gained (5 a capture, 3 a tower
+best :func:`evaluate`. In play it prefers a move that wins the game alone, then one that
+shares the win, then one that goes on, and a move that loses last; among those, the move
+with the best net gain: score gained (5 a capture, 3 a tower
 reaching its goal line) minus the worst loss an opponent could then inflict with one capture
 (5, or 8 for a tower on its goal line), then the most valuable victim; equal moves are
 chosen between by a seeded random draw.
@@ -39,60 +42,67 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from talat_env.encoding import action_of
-from talat_env.rules.board import BEATS, BOARD_COLOURS, NUM_CELLS, PASS, STEP_BASE, VALUE_ORDER
-from talat_env.rules.engine import State
 from tabletop.agents import Agent
+from talat_env.encoding import action_of
+from talat_env.rules.board import (
+    BEATS,
+    BOARD_COLOURS,
+    CODE_COLOUR,
+    CODE_TYPE,
+    CONTROL,
+    MOVES_DOWN,
+    MOVES_UP,
+    NUM_CELLS,
+    PASS,
+    STEP_BASE,
+    VALUE_ORDER,
+)
+from talat_env.rules.engine import State
 
-# --- Board tables (over the move-id layout of talat_env.rules.board) ----------------------
+# --- Board tables (derived from talat_env.rules.board) ------------------------------------
 
-#: A step direction as (ranks forward, files sideways): forward left, forward, forward
-#: right, beside left, beside right.
-DIRECTIONS = ((1, -1), (1, 0), (1, 1), (0, -1), (0, 1))
-
-
-def _target_table() -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """``TARGET[side][cell][dir]``: the cell a tower of ``side`` (0 moves up, 1 down) on
-    ``cell`` reaches in direction ``dir``, or -1 off the board."""
-    table = []
-    for forward in (1, -1):
-        rows = []
-        for cell in range(NUM_CELLS):
-            board, square = divmod(cell, 25)
-            rank, file = divmod(square, 5)
-            row = []
-            for ahead, aside in DIRECTIONS:
-                r, f = rank + forward * ahead, file + aside
-                row.append(board * 25 + r * 5 + f if 0 <= r < 5 and 0 <= f < 5 else -1)
-            rows.append(tuple(row))
-        table.append(tuple(rows))
-    return tuple(table)
-
-
-TARGET = _target_table()
+COLOUR_OF, TYPE_OF = CODE_COLOUR, CODE_TYPE
+#: ``TARGET[side][cell][dir]``: the cell a tower of ``side`` (0 moves up, 1 down) on ``cell``
+#: reaches in direction ``dir`` (the move-id layout's), or -1 off the board.
+TARGET = tuple(
+    tuple(
+        tuple(-1 if t < 0 else cell // 25 * 25 + t for t in moves[cell % 25])
+        for cell in range(NUM_CELLS)
+    )
+    for moves in (MOVES_UP, MOVES_DOWN)
+)
+#: ``FORWARD[side][cell]``: the cells a tower of ``side`` on ``cell`` could step to.
+FORWARD = tuple(
+    tuple(tuple(t for t in TARGET[side][cell][:3] if t >= 0) for cell in range(NUM_CELLS))
+    for side in (0, 1)
+)
 #: ``SOURCES[side][cell]``: the cells from which a tower of ``side`` could capture on ``cell``.
 SOURCES = tuple(
     tuple(
-        tuple(c for c in range(NUM_CELLS) if cell in TARGET[side][c] and cell >= 0)
-        for cell in range(NUM_CELLS)
+        tuple(c for c in range(NUM_CELLS) if cell in TARGET[side][c]) for cell in range(NUM_CELLS)
     )
     for side in (0, 1)
 )
-#: ``COLOUR_OF[code]`` and ``TYPE_OF[code]`` of a tower code (``colour * 9 + type + 1``).
-COLOUR_OF = (-1,) + tuple(c // 9 for c in range(27))
-TYPE_OF = (-1,) + tuple(c % 9 for c in range(27))
 #: ``SIDE_OF[board][colour]``: 0 if the colour starts on rank 1 there, 1 on rank 5, -1 none.
 SIDE_OF = tuple(
-    tuple(0 if c == BOARD_COLOURS[b][0] else 1 if c == BOARD_COLOURS[b][1] else -1 for c in range(3))
+    tuple(
+        0 if c == BOARD_COLOURS[b][0] else 1 if c == BOARD_COLOURS[b][1] else -1 for c in range(3)
+    )
     for b in range(3)
 )
 #: ``CONTROLLER[num_players][board][colour]``: the seat that moves that colour's towers there
-#: (2 players: white steers grey on ``bg``, black on ``gw``).
+#: (-1: nobody), from :data:`~talat_env.rules.board.CONTROL`.
 CONTROLLER = {
-    2: ((0, 1, -1), (0, 1, 0), (0, 1, 1)),
-    3: ((0, 1, 2), (0, 1, 2), (0, 1, 2)),
+    n: tuple(
+        tuple(
+            next((seat for seat in range(n) if (board, colour) in CONTROL[n][seat]), -1)
+            for colour in range(3)
+        )
+        for board in range(3)
+    )
+    for n in CONTROL
 }
-_BEATS = tuple(tuple(bool(BEATS[a][b]) for b in range(9)) for a in range(9))
+_BEATS = BEATS
 
 
 def _value_table() -> tuple[int, ...]:
@@ -109,11 +119,6 @@ def step_target(cells: Sequence[int], move: int) -> int:
     start, direction = divmod(move - STEP_BASE, 5)
     side = SIDE_OF[start // 25][COLOUR_OF[cells[start]]]
     return TARGET[side][start][direction]
-
-
-def is_capture(cells: Sequence[int], move: int) -> bool:
-    """Whether legal ``move`` takes a tower."""
-    return STEP_BASE <= move < PASS and cells[step_target(cells, move)] != 0
 
 
 def captures_against(state: State, seat: int) -> list[tuple[int, int]]:
@@ -153,9 +158,11 @@ ADVANCE = 0.15
 MOBILITY = 0.08
 #: A tower in contact with one it beats, its controller to move / not to move.
 THREAT_TO_MOVE = 3.0
-THREAT_WAITING = 1.5
+THREAT_WAITING = 2.5
 #: The factor on a threat whose victim is defended (the attacker could be taken back).
 DEFENDED = 0.4
+#: With 3 players, the weight of the better opponent's ``t`` (the other gets the rest).
+LEADER = 0.75
 #: ``LATENT[g]``: a pair at rank gap ``g`` that can still meet, one beating the other.
 LATENT = (0.0, 0.9, 0.6, 0.45, 0.3)
 
@@ -255,13 +262,13 @@ def positional(state: State) -> list[float]:
                 if COLOUR_OF[code] == colour_up:
                     ups.append((square, TYPE_OF[code], cell))
                     advanced_up += square // 5
-                    for target in TARGET[0][cell][:3]:
-                        free_up += target >= 0 and not cells[target]
+                    for target in FORWARD[0][cell]:
+                        free_up += not cells[target]
                 else:
                     downs.append((square, TYPE_OF[code], cell))
                     advanced_down += 4 - square // 5
-                    for target in TARGET[1][cell][:3]:
-                        free_down += target >= 0 and not cells[target]
+                    for target in FORWARD[1][cell]:
+                        free_down += not cells[target]
         totals[seat_up] += ADVANCE * advanced_up + MOBILITY * free_up
         totals[seat_down] += ADVANCE * advanced_down + MOBILITY * free_down
         up_total = down_total = 0.0
@@ -323,7 +330,7 @@ def evaluate(state: State, seat: int) -> float:
     others = [totals[s] for s in range(state.num_players) if s != seat]
     if len(others) == 1:
         return totals[seat] - others[0]
-    return totals[seat] - (0.75 * max(others) + 0.25 * min(others))
+    return totals[seat] - (LEADER * max(others) + (1.0 - LEADER) * min(others))
 
 
 #: Training's reward-shaping potential is :func:`evaluate` clipped to ± this many points.

@@ -3,37 +3,44 @@
 **In play** they search with alpha-beta over :func:`~talat_env.players.bots.evaluate`, from
 the searching seat's point of view: it maximises, every other seat minimises (with 2
 players this is plain minimax, i.e. negamax; with 3 it is the *paranoid* search, the mover
-against both others). Iterative deepening goes one ply deeper at a time until ``depth`` or
-until the budget of positions is spent (the last finished depth decides, or the unfinished
-one if it has already found a better move than that depth's best, which it searches
-first). Every leaf is extended by a capture-only quiescence search (up to
-:data:`QUIESCENCE_PLIES` captures, either side may stop capturing), so no exchange is cut
-in the middle. The points the move to play gains itself (a capture, a tower reaching its
-goal line) count ``IN_HAND`` times more, so a search that sees the same capture now and
-later takes it now. Moves are tried in this order: the transposition-table move, captures (most
-valuable victim first, then least valuable attacker), steps onto the goal line, the two
-killer moves of the ply, then by history score. The transposition table is keyed by a
-64-bit Zobrist hash of the 75 cells, the phase, the seat to move, the frozen flags, the
-pile sizes and the searching seat, updated incrementally; static evaluations are kept
-under the same key. Finished games count ±``WIN``
-by the rules' winners (tie-break included), plus the score margin. Moves of equal value
-are chosen between by a seeded shuffle, so a player is deterministic given its seed.
+against both others). With 3 players ``expert`` searches at each opponent turn only the
+``beam`` moves best for that opponent by its own evaluation (the moves it is likely to
+play), so that it sees further and fears less.
+
+Iterative deepening goes one ply deeper at a time until ``depth`` or until the budget of
+positions is spent (the last finished depth decides, or the unfinished one if it has
+already found a better move than that depth's best, which it searches first). Every leaf
+is extended by a capture-only quiescence search (up to :data:`QUIESCENCE_PLIES` captures;
+either side may stop capturing), so no exchange is cut in the middle. The points that the
+move to play gains itself (a capture, a tower reaching its goal line) count
+:data:`IN_HAND` times more, so a search that sees the same capture now and later takes it
+now.
+
+Moves are tried in this order: the transposition-table move, captures (most valuable
+victim first, then least valuable attacker), steps onto the goal line, the two killer moves
+of the ply, then by history score. The transposition table is keyed by a 64-bit Zobrist
+hash of the 75 cells, the phase, the seat to move, the frozen flags, the pile sizes and the
+searching seat, updated incrementally; static evaluations are kept under the same key.
+Finished games count ±``WIN`` by the rules' winners (tie-break included), plus the score
+margin. Moves of equal value are chosen between by a seeded shuffle, so a player is
+deterministic given its seed.
 
 **During set-up** (about 90 placements a ply) they rank their placements by the evaluation
-after them; ``hard`` and ``expert`` keep the best ``setup_width`` and answer each with
-the next placer's best reply (the one worst for the searcher), taking the best of those
-(``easy`` and ``medium`` take the best one-move value).
+after them; ``hard`` and ``expert`` keep the best ``setup_width`` of them and answer each
+with the next placer's reply that is worst for the searcher, taking the best of those;
+``easy`` and ``medium`` take the best one-move value.
 
-==========  =====  ======  =============  =============================================
-level       depth  budget  setup_width    note
-==========  =====  ======  =============  =============================================
-``easy``    1      300     0              one ply plus quiescence
-``medium``  2      1500    0
-``hard``    4      5000    6
-``expert``  12     16000   10             about 0.5 s a move in mid-game on one core
-==========  =====  ======  =============  =============================================
+==========  =====  ======  ===========  ====  ========================================
+level       depth  budget  setup_width  beam  note
+==========  =====  ======  ===========  ====  ========================================
+``easy``    1      300     0            –     one ply plus quiescence
+``medium``  2      1500    0            –
+``hard``    4      5000    6            –
+``expert``  16     40000   12           3     under 0.5 s a move in mid-game, one core
+==========  =====  ======  ===========  ====  ========================================
 
-``budget`` counts positions visited (quiescence included); ``search:<level>=N`` sets it.
+``budget`` counts positions visited (quiescence and the opponent moves a beam ranks
+included); ``search:<level>=N`` sets it.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tabletop.agents import Agent
 from talat_env.encoding import action_of
 from talat_env.players.bots import (
     COLOUR_OF,
@@ -58,22 +66,23 @@ from talat_env.players.bots import (
 )
 from talat_env.rules.board import NUM_CELLS, PASS, STEP_BASE
 from talat_env.rules.engine import State
-from tabletop.agents import Agent
 
 
 class Level(NamedTuple):
-    """A search level: the deepest ply, positions per move, set-up candidates answered."""
+    """A search level: the deepest ply, positions per move, set-up candidates answered, and
+    with 3 players the opponent moves searched at each of their turns (0: all)."""
 
     depth: int
     budget: int
     setup_width: int
+    beam: int
 
 
 LEVELS: dict[str, Level] = {
-    "easy": Level(1, 300, 0),
-    "medium": Level(2, 1500, 0),
-    "hard": Level(4, 5000, 6),
-    "expert": Level(12, 16000, 10),
+    "easy": Level(1, 300, 0, 0),
+    "medium": Level(2, 1500, 0, 0),
+    "hard": Level(4, 5000, 6, 0),
+    "expert": Level(16, 40000, 12, 3),
 }
 #: The most captures a quiescence search plays in a row.
 QUIESCENCE_PLIES = 4
@@ -86,18 +95,22 @@ _EXACT, _LOWER, _UPPER = 0, 1, 2
 _INF = float("inf")
 
 
-def _zobrist_keys() -> tuple[list[list[int]], list[int], list[int], list[int], list[list[int]]]:
+def _zobrist_keys() -> tuple[
+    list[int], list[list[int]], list[int], list[int], list[int], list[list[int]]
+]:
+    """Random 64-bit keys: per searching seat, per cell and code, per seat to move, per
+    frozen board, per phase, per seat and pile size."""
     rng = random.Random(0x7A1A7)
+    seats = [rng.getrandbits(64) for _ in range(3)]
     cells = [[0] + [rng.getrandbits(64) for _ in range(27)] for _ in range(NUM_CELLS)]
     to_move = [rng.getrandbits(64) for _ in range(4)]  # seat + 1 (0: nobody)
     frozen = [rng.getrandbits(64) for _ in range(3)]
     phase = [rng.getrandbits(64) for _ in range(3)]
     piles = [[rng.getrandbits(64) for _ in range(28)] for _ in range(3)]
-    return cells, to_move, frozen, phase, piles
+    return seats, cells, to_move, frozen, phase, piles
 
 
-_Z_CELL, _Z_MOVE, _Z_FROZEN, _Z_PHASE, _Z_PILE = _zobrist_keys()
-_Z_SEAT = [random.Random(seat).getrandbits(64) for seat in range(3)]
+_Z_SEAT, _Z_CELL, _Z_MOVE, _Z_FROZEN, _Z_PHASE, _Z_PILE = _zobrist_keys()
 
 
 def zobrist(state: State, seat: int) -> int:
@@ -142,7 +155,7 @@ class _OutOfBudget(Exception):
     """Raised inside the search when the position budget is spent."""
 
 
-def _capture_order(cells, move: int) -> int:
+def _capture_order(cells: list[int], move: int) -> int:
     """The ordering score of a step or capture: victim value first, cheap attacker next;
     -1 for a step onto an empty square."""
     start, direction = divmod(move - STEP_BASE, 5)
@@ -154,7 +167,8 @@ def _capture_order(cells, move: int) -> int:
     return 16 * VALUE[TYPE_OF[victim]] + 8 - VALUE[TYPE_OF[attacker]]
 
 
-def _reaches_goal(cells, move: int) -> bool:
+def _reaches_goal(cells: list[int], move: int) -> bool:
+    """Whether step ``move`` ends on the moving tower's goal line."""
     start, direction = divmod(move - STEP_BASE, 5)
     side = SIDE_OF[start // 25][COLOUR_OF[cells[start]]]
     end = TARGET[side][start][direction]
@@ -167,12 +181,14 @@ class SearchAgent(Agent):
 
     needs_observation = False
 
-    def __init__(self, level: str = "medium", seed: int | None = None, budget: int | None = None):
+    def __init__(
+        self, level: str = "medium", seed: int | None = None, budget: int | None = None
+    ) -> None:
         if level not in LEVELS:
             raise ValueError(f"unknown search level {level!r}: expected one of {list(LEVELS)}")
         self.level = level
-        depth, default_budget, setup_width = LEVELS[level]
-        self.depth, self.setup_width = depth, setup_width
+        depth, default_budget, self.setup_width, self.beam = LEVELS[level]
+        self.depth = depth
         self.budget = default_budget if budget is None else budget
         if self.budget < 1:
             raise ValueError(f"a search budget must be at least 1 position, got {budget!r}")
@@ -210,7 +226,7 @@ class SearchAgent(Agent):
 
     # --- set-up -------------------------------------------------------------------------
 
-    def _place(self, state: State, moves) -> int:
+    def _place(self, state: State, moves: list[int]) -> int:
         ranked = ranked_placements(state, self._rng, moves)
         if self.setup_width <= 0:
             return ranked[0][1]
@@ -235,7 +251,7 @@ class SearchAgent(Agent):
 
     # --- play ---------------------------------------------------------------------------
 
-    def _search(self, state: State, moves) -> int:
+    def _search(self, state: State, moves: list[int]) -> int:
         self._seat = seat = state.to_move
         if len(self._table) + len(self._evals) > TABLE_LIMIT:
             self._table.clear()
@@ -245,7 +261,7 @@ class SearchAgent(Agent):
         root_key = zobrist(state, seat)
         order = list(moves)
         self._rng.shuffle(order)
-        order = self._ordered(state, order, None, 0)
+        order = self._ordered(state, order, -1, 0)
         best_move = order[0]
         for depth in range(1, self.depth + 1):
             self._limit = self.budget if depth > 1 else 1 << 60
@@ -264,7 +280,9 @@ class SearchAgent(Agent):
                 break
         return best_move
 
-    def _root(self, state, key, order, depth, found) -> float:
+    def _root(
+        self, state: State, key: int, order: list[int], depth: int, found: list[tuple[float, int]]
+    ) -> float:
         """Search the root moves in ``order``; ``found`` gets each improvement."""
         alpha, beta = -_INF, _INF
         seat = self._seat
@@ -281,7 +299,9 @@ class SearchAgent(Agent):
                 found.append((value, move))
         return alpha
 
-    def _node(self, state: State, key: int, depth: int, alpha: float, beta: float, ply: int):
+    def _node(
+        self, state: State, key: int, depth: int, alpha: float, beta: float, ply: int
+    ) -> float:
         self.nodes += 1
         if self.nodes > self._limit:
             raise _OutOfBudget
@@ -302,7 +322,11 @@ class SearchAgent(Agent):
         maximising = state.to_move == self._seat
         alpha0, beta0 = alpha, beta
         best, best_move = (-_INF if maximising else _INF), -1
-        for move in self._ordered(state, state.legal_ids(), table_move, ply):
+        if maximising or not self.beam or state.num_players == 2:
+            moves = self._ordered(state, state.legal_ids(), table_move, ply)
+        else:
+            moves = self._plausible(state, key, table_move)
+        for move in moves:
             child = state.copy()
             child.apply(move)
             value = self._node(
@@ -322,6 +346,28 @@ class SearchAgent(Agent):
         self._table[key] = (depth, flag, best, best_move)
         return best
 
+    def _plausible(self, state: State, key: int, table_move: int) -> list[int]:
+        """The ``beam`` moves of an opponent best for itself by its own evaluation (the
+        table move first)."""
+        mover = state.to_move
+        swap = _Z_SEAT[self._seat] ^ _Z_SEAT[mover]
+        scored = []
+        for move in state.legal_ids():
+            child = state.copy()
+            child.apply(move)
+            child_hash = child_key(key, state, child, move) ^ swap
+            value = self._evals.get(child_hash)
+            if value is None:
+                value = self._evals[child_hash] = evaluate(child, mover)
+            scored.append((-value, move))
+        self.nodes += len(scored)
+        scored.sort()
+        moves = [move for _, move in scored[: self.beam]]
+        if table_move in moves:
+            moves.remove(table_move)
+            moves.insert(0, table_move)
+        return moves
+
     def _cutoff(self, state: State, move: int, depth: int, ply: int) -> None:
         if move == PASS or move < STEP_BASE or _capture_order(state.cells, move) >= 0:
             return
@@ -331,7 +377,7 @@ class SearchAgent(Agent):
             del killers[2:]
         self._history[move] = self._history.get(move, 0) + depth * depth
 
-    def _ordered(self, state: State, moves, table_move: int, ply: int) -> list[int]:
+    def _ordered(self, state: State, moves: list[int], table_move: int, ply: int) -> list[int]:
         cells = state.cells
         killers = self._killers.get(ply, ())
         history = self._history
@@ -386,9 +432,7 @@ class SearchAgent(Agent):
         for _, move in captures:
             child = state.copy()
             child.apply(move)
-            value = self._quiesce(
-                child, child_key(key, state, child, move), alpha, beta, plies - 1
-            )
+            value = self._quiesce(child, child_key(key, state, child, move), alpha, beta, plies - 1)
             if maximising:
                 if value > best:
                     best = value
