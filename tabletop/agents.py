@@ -13,6 +13,7 @@ import abc
 import importlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -160,6 +161,24 @@ class AgentRegistry:
         raise ValueError(
             f"unknown agent {spec!r:.120}: expected an Agent{files} or one of {self.names()}"
         )
+
+
+def shipped_spec(spec: str, label: str, repository: Path) -> str:
+    """``spec`` with the path of a file it names (``*.zip``, followed by any suffix) resolved
+    against the working folder or, failing that, ``repository`` (where the package was
+    installed from); ``ValueError`` naming ``label`` if the file is in neither place."""
+    if ".zip" not in spec:
+        return spec  # a registered name
+    path, _, suffix = spec.partition(".zip")
+    here = Path(path + ".zip")
+    shipped = repository / here
+    for candidate in (here, shipped):
+        if candidate.is_file():
+            return str(candidate) + suffix
+    raise ValueError(
+        f"{label} is {spec!r}, a file shipped in the repository's checkpoints/: "
+        f"found neither {str(here.resolve())!r} nor {str(shipped)!r}"
+    )
 
 
 def agent_seed(seed: int | None, player: int) -> int | None:

@@ -20,7 +20,9 @@ from safetensors.torch import load, save
 from tabletop.network import PolicyAgent, build_policy, planes_policy_kwargs, policy_weights
 from tabletop.playerfile import (
     PLAYER_FORMAT,
+    WEIGHTS_NAME,
     PlayerFileError,
+    meta_name,
     parse_meta,
     read_members,
     write_player_file,
@@ -166,19 +168,14 @@ def check_meta(meta: dict[str, Any], layout: Layout, where: str) -> dict[str, An
     return meta
 
 
-def load_player(path: str | Path, layout: Layout) -> NetworkPlayer:
-    """Read ``layout.game``'s player file (JSON and safetensors only: nothing is unpickled);
-    raises :class:`PlayerFileError` naming the file and the problem."""
-    path = Path(path)
-    where = repr(str(path))
-    members = read_members(path, layout.game)
-    meta = check_meta(parse_meta(members["meta"], layout.game, where), layout, where)
-    shape = shape_from_json(meta.get("network"), where)
-    policy = build_policy(layout.obs_shape, layout.num_actions, shape.policy_kwargs(), False)
+def load_weights(policy: Any, raw: bytes, where: str, meta: str) -> None:
+    """Copy the safetensors bytes ``raw`` into ``policy``, whose tensors they must match
+    name for name, shape for shape; raises :class:`PlayerFileError` naming ``where`` and the
+    metadata member ``meta`` otherwise."""
     try:
-        tensors = load(members["weights"])
+        tensors = load(raw)
     except Exception as err:  # safetensors raises its own error types on damaged bytes
-        raise PlayerFileError(f"{where}: the weights are damaged: {err}") from err
+        raise PlayerFileError(f"{where}: {WEIGHTS_NAME} is damaged: {err}") from err
     expected = policy_weights(policy)
     wrong = sorted(
         k
@@ -190,11 +187,23 @@ def load_player(path: str | Path, layout: Layout) -> NetworkPlayer:
     )
     if wrong:
         raise PlayerFileError(
-            f"{where}: the weights do not match the network in the metadata ({len(wrong)} "
-            f"tensors missing, extra or of another shape, e.g. {wrong[0]!r})"
+            f"{where}: {WEIGHTS_NAME} does not match the network in {meta} "
+            f"({len(wrong)} tensors missing, extra or of another shape, e.g. {wrong[0]!r})"
         )
     with torch.no_grad():
         for name, param in policy.state_dict().items():
             if name in tensors:
                 param.copy_(tensors[name])
+
+
+def load_player(path: str | Path, layout: Layout) -> NetworkPlayer:
+    """Read ``layout.game``'s player file (JSON and safetensors only: nothing is unpickled);
+    raises :class:`PlayerFileError` naming the file and the problem."""
+    path = Path(path)
+    where = repr(str(path))
+    members = read_members(path, layout.game)
+    meta = check_meta(parse_meta(members["meta"], layout.game, where), layout, where)
+    shape = shape_from_json(meta.get("network"), where)
+    policy = build_policy(layout.obs_shape, layout.num_actions, shape.policy_kwargs(), False)
+    load_weights(policy, members["weights"], where, meta_name(layout.game))
     return NetworkPlayer(path, meta, policy)

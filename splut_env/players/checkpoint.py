@@ -15,8 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import torch
-from safetensors.torch import load, save
+from safetensors.torch import save
 
 from splut_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
 from splut_env.players.guided import GuidedSearchAgent, parse_guided
@@ -33,6 +32,7 @@ from splut_env.players.tactics import SHIELD_SUFFIX, ShieldedAgent
 from splut_env.rules.board import player_count, turn_cap, whole_number
 from splut_env.rules.notation import quote
 from tabletop.agents import Agent, load_entry_point
+from tabletop.netplayer import load_weights
 from tabletop.playerfile import (
     PLAYER_FORMAT,
     WEIGHTS_NAME,
@@ -237,27 +237,9 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
     meta = _parse_meta(members[META_NAME], where)
     policy = build_policy(network_shape(meta["network"], where), ortho_init=False)
     try:
-        tensors = load(members[WEIGHTS_NAME])
-    except Exception as err:  # safetensors raises its own error types on damaged bytes
-        raise CheckpointError(f"{where}: {WEIGHTS_NAME} is damaged: {err}") from err
-    expected = policy_weights(policy)
-    wrong = sorted(
-        k
-        for k in expected.keys() | tensors.keys()
-        if k not in tensors
-        or k not in expected
-        or tensors[k].shape != expected[k].shape
-        or tensors[k].dtype != expected[k].dtype
-    )
-    if wrong:
-        raise CheckpointError(
-            f"{where}: {WEIGHTS_NAME} does not match the network in {META_NAME} "
-            f"({len(wrong)} tensors missing, extra or of another shape, e.g. {wrong[0]!r})"
-        )
-    with torch.no_grad():
-        for name, param in policy.state_dict().items():
-            if name in tensors:
-                param.copy_(tensors[name])
+        load_weights(policy, members[WEIGHTS_NAME], where, META_NAME)
+    except PlayerFileError as err:
+        raise CheckpointError(str(err)) from err.__cause__
     return Checkpoint(path, meta, policy)
 
 

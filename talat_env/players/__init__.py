@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from tabletop.agents import Agent, AgentRegistry, Factory
+from tabletop.agents import Agent, AgentRegistry, Factory, shipped_spec
 
 #: The strongest player shipped for each table size: ``make_agent("best:2p")`` plays it. A
 #: spec as ``make_agent`` reads it; checkpoint paths (``*.zip``) are relative to the working
@@ -25,19 +25,8 @@ BEST = {
 def best_spec(num_players: int) -> str:
     """The spec of ``best:<num_players>p`` (:data:`BEST`), its checkpoint path resolved;
     raises ``ValueError`` if that file is in neither place."""
-    spec = BEST[num_players]
-    if ".zip" not in spec:
-        return spec  # a registered name
-    path, _, suffix = spec.partition(".zip")
-    here = Path(path + ".zip")
-    shipped = Path(__file__).resolve().parents[2] / here
-    for candidate in (here, shipped):
-        if candidate.is_file():
-            return str(candidate) + suffix
-    raise ValueError(
-        f"best:{num_players}p is {spec!r}, a file shipped in the repository's checkpoints/: "
-        f"found neither {str(here.resolve())!r} nor {str(shipped)!r}"
-    )
+    repository = Path(__file__).resolve().parents[2]
+    return shipped_spec(BEST[num_players], f"best:{num_players}p", repository)
 
 
 def _best(num_players: int, seed: int | None = None) -> Agent:
