@@ -26,7 +26,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from tabletop.agents import Agent
+from tabletop.agents import Agent, agent_seed
 from tabletop.games import Game, get_game
 
 #: An opponent: an agent name of the game, or an :class:`Agent`.
@@ -126,6 +126,8 @@ class GamesVectorEnv(VectorEnv):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self._opening_rng = random.Random(seed)
+            for k, agent in enumerate(self._agents):  # the opponents draw from the seed too
+                agent.reset(seed=agent_seed(seed, k))
         rows = np.arange(self.num_envs)
         self._start(rows)
         return self._obs.copy(), self._infos()

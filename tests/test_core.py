@@ -143,8 +143,9 @@ def test_configs_name_their_game(tmp_path):
         load_config(ROOT / "configs" / "talat" / "smoke.yaml", ["num_players=4"])
     with pytest.raises(ConfigError, match="unknown bot 'search:nope'"):
         load_config(ROOT / "configs" / "talat" / "smoke.yaml", ["eval.bots=[search:nope]"])
-    with pytest.raises(ConfigError, match=r"reward\.shaping must be 0\.0 for Talat"):
-        load_config(ROOT / "configs" / "talat" / "smoke.yaml", ["reward.shaping=0.5"])
+    with pytest.raises(ConfigError, match=r"perception\.fraction must be 0\.0 for Talat"):
+        load_config(ROOT / "configs" / "talat" / "smoke.yaml", ["perception.fraction=0.5"])
+    assert load_config(ROOT / "configs" / "talat" / "smoke.yaml", ["reward.shaping=0.5"])
 
 
 def test_talat_training_writes_a_talat_player_file_that_splut_refuses(tmp_path):
@@ -204,3 +205,34 @@ def test_benchmark_prints_every_figure_as_json(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--game", "talat", "--players", "4"])
     assert "--players must be 2 or 3 for Talat, got 4" in capsys.readouterr().err
+
+
+def test_pooled_self_play_shapes_the_learners_rewards_by_the_score_margin():
+    from types import SimpleNamespace
+
+    from training.pooled import PooledSelfPlayEnv
+
+    pool = SimpleNamespace(
+        p_latest=0.0, p_past=0.0, p_bots=1.0, bots=["random"], bot_weights=[], player_weights=[]
+    )
+    game = get_game("talat")
+    plain, shaped = (
+        PooledSelfPlayEnv(game, 4, 2, 1000, pool, lambda w, label: None, shaping=shaping)
+        for shaping in (0.0, 1.0)
+    )
+    for env in (plain, shaped):
+        env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    moved = 0.0
+    for _ in range(120):
+        masks = plain.action_masks()
+        actions = (rng.random(masks.shape) * masks).argmax(axis=1)
+        assert np.array_equal(masks, shaped.action_masks())  # the same games
+        _, plain_rewards, done, cut, infos = plain.step(actions)
+        _, shaped_rewards, *_ = shaped.step(actions)
+        running = ~(done | cut)
+        assert np.all(plain_rewards[running] == 0)
+        moved += np.abs(shaped_rewards[running]).sum()
+        if "final_info" in infos:
+            assert set(infos["final_info"]["opponents"][infos["_final_info"]].ravel()) == {"random"}
+    assert moved > 0  # captures and goal lines changed the margin, and so the rewards
