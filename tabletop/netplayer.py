@@ -17,7 +17,13 @@ import numpy as np
 import torch
 from safetensors.torch import load, save
 
-from tabletop.network import PolicyAgent, build_policy, planes_policy_kwargs, policy_weights
+from tabletop.network import (
+    POLICY_HEADS,
+    PolicyAgent,
+    build_policy,
+    planes_policy_kwargs,
+    policy_weights,
+)
 from tabletop.playerfile import (
     PLAYER_FORMAT,
     WEIGHTS_NAME,
@@ -37,36 +43,51 @@ LIMITS = {"channels": 256, "blocks": 32, "features_dim": 2048, "value_hidden": 2
 @dataclass(frozen=True)
 class Layout:
     """What a game's network files must match: its name, layout version, observation shape,
-    action count and table sizes."""
+    action count and table sizes; and, for the ``steps`` policy head, where each action is
+    played (:class:`tabletop.network.StepScores`' ``action_pixels``; ``None``: the game
+    offers only the ``linear`` head)."""
 
     game: str
     version: int
     obs_shape: tuple[int, ...]
     num_actions: int
     player_counts: tuple[int, ...]
+    action_pixels: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
 class Shape:
-    """A :class:`~tabletop.network.PlanesNet` policy's sizes."""
+    """A :class:`~tabletop.network.PlanesNet` policy's sizes and policy head."""
 
     channels: int = 32
     blocks: int = 3
     features_dim: int = 256
     value_hidden: tuple[int, ...] = (64,)
+    policy_head: str = "linear"
 
-    def policy_kwargs(self) -> dict[str, Any]:
+    def policy_kwargs(self, action_pixels: tuple[int, ...] | None = None) -> dict[str, Any]:
+        """The policy's keyword arguments; the ``steps`` head needs the game's
+        ``action_pixels``."""
+        if self.policy_head == "steps" and action_pixels is None:
+            raise ValueError("the 'steps' policy head needs the game's action_pixels table")
         return planes_policy_kwargs(
-            self.channels, self.blocks, self.features_dim, tuple(self.value_hidden)
+            self.channels,
+            self.blocks,
+            self.features_dim,
+            tuple(self.value_hidden),
+            action_pixels if self.policy_head == "steps" else None,
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "channels": self.channels,
             "blocks": self.blocks,
             "features_dim": self.features_dim,
             "value_hidden": list(self.value_hidden),
         }
+        if self.policy_head != "linear":
+            out["policy_head"] = self.policy_head
+        return out
 
 
 def _whole(value: Any) -> bool:
@@ -94,7 +115,13 @@ def shape_from_json(data: Any, where: str) -> Shape:
                 f"{where}: network.{name} must be a whole number from {low} to "
                 f"{LIMITS[name]}, got {str(value)[:40]!r}"
             )
-    return Shape(data["channels"], data["blocks"], data["features_dim"], tuple(hidden))
+    head = data.get("policy_head", "linear")
+    if head not in POLICY_HEADS:
+        raise PlayerFileError(
+            f"{where}: network.policy_head must be one of {list(POLICY_HEADS)}, got "
+            f"{str(head)[:40]!r}"
+        )
+    return Shape(data["channels"], data["blocks"], data["features_dim"], tuple(hidden), head)
 
 
 def save_player(
@@ -204,6 +231,9 @@ def load_player(path: str | Path, layout: Layout) -> NetworkPlayer:
     members = read_members(path, layout.game)
     meta = check_meta(parse_meta(members["meta"], layout.game, where), layout, where)
     shape = shape_from_json(meta.get("network"), where)
-    policy = build_policy(layout.obs_shape, layout.num_actions, shape.policy_kwargs(), False)
+    if shape.policy_head == "steps" and layout.action_pixels is None:
+        raise PlayerFileError(f"{where}: {layout.game} networks have no 'steps' policy head")
+    kwargs = shape.policy_kwargs(layout.action_pixels)
+    policy = build_policy(layout.obs_shape, layout.num_actions, kwargs, False)
     load_weights(policy, members["weights"], where, meta_name(layout.game))
     return NetworkPlayer(path, meta, policy)

@@ -4,8 +4,16 @@ extra (torch, stable-baselines3, sb3-contrib).
 
 :class:`PlanesNet` is a residual tower (a 3×3 convolution to ``channels``, ``blocks`` blocks
 of two 3×3 convolutions, a linear layer to ``features_dim``) shared by the policy and value
-heads; :func:`build_policy` makes a ``MaskableActorCriticPolicy`` over it;
-:class:`PolicyAgent` plays one, from the observation a game gives it or a batch of them.
+heads; :func:`build_policy` makes a :class:`PlanesPolicy` (a ``MaskableActorCriticPolicy``)
+over it; :class:`PolicyAgent` plays one, from the observation a game gives it or a batch of
+them.
+
+Two policy heads: ``linear``, one linear layer from the features to every action, or
+``steps``, where each action is scored on the square where it happens (:class:`StepScores`):
+a game that can say, for each action, on which pixel of its planes it is played and which of
+a few kinds of action it is (its ``action_pixels`` table) lets one 1×1 convolution judge an
+action the same way wherever it is played, which a linear layer has to learn square by
+square.
 """
 
 from __future__ import annotations
@@ -35,8 +43,29 @@ class ResidualBlock(nn.Module):
         return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
 
 
+class StepScores(nn.Module):
+    """Every action's score read where it is played: a 1×1 convolution gives ``kinds``
+    scores on every pixel, and action ``a`` takes the one at flat index
+    ``action_pixels[a] = kind * H * W + pixel`` (``-1``: an action played nowhere, such as
+    a pass, scores 0 here and only its bias counts)."""
+
+    def __init__(self, channels: int, action_pixels: tuple[int, ...], pixels: int) -> None:
+        super().__init__()
+        table = torch.tensor(action_pixels, dtype=torch.long)
+        kinds = int(table.max()) // pixels + 1
+        self.conv = nn.Conv2d(channels, kinds, 1)
+        nowhere = kinds * pixels  # index of an appended zero
+        self.register_buffer("index", torch.where(table < 0, nowhere, table), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        scores = self.conv(x).flatten(1)
+        return nn.functional.pad(scores, (0, 1))[:, self.index]
+
+
 class PlanesNet(BaseFeaturesExtractor):
-    """The residual tower over ``[C, H, W]`` planes (see the module doc)."""
+    """The residual tower over ``[C, H, W]`` planes (see the module doc). With
+    ``action_pixels`` (the ``steps`` head) the features start with :class:`StepScores`'
+    one score per action, which :class:`PlanesPolicy` uses as its logits."""
 
     def __init__(
         self,
@@ -44,31 +73,84 @@ class PlanesNet(BaseFeaturesExtractor):
         features_dim: int = 256,
         channels: int = 32,
         blocks: int = 3,
+        action_pixels: tuple[int, ...] | None = None,
     ) -> None:
-        super().__init__(observation_space, features_dim)
+        extra = 0 if action_pixels is None else len(action_pixels)
+        super().__init__(observation_space, features_dim + extra)
         planes, height, width = observation_space.shape
         self.stem = nn.Sequential(nn.Conv2d(planes, channels, 3, padding=1), nn.ReLU())
         self.tower = nn.Sequential(*[ResidualBlock(channels) for _ in range(blocks)])
         self.head = nn.Sequential(
             nn.Flatten(), nn.Linear(channels * height * width, features_dim), nn.ReLU()
         )
+        self.steps = (
+            None
+            if action_pixels is None
+            else StepScores(channels, tuple(action_pixels), height * width)
+        )
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        return self.head(self.tower(self.stem(observations)))
+        x = self.tower(self.stem(observations))
+        if self.steps is None:
+            return self.head(x)
+        return torch.cat([self.steps(x), self.head(x)], dim=1)
+
+
+class StepLogits(nn.Module):
+    """The ``steps`` policy head: :class:`StepScores`' scores (the first ``num_actions``
+    features) plus one learnt bias per action."""
+
+    def __init__(self, num_actions: int) -> None:
+        super().__init__()
+        self.num_actions = num_actions
+        self.bias = nn.Parameter(torch.zeros(num_actions))
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        return latent[:, : self.num_actions] + self.bias
+
+
+class PlanesPolicy(MaskableActorCriticPolicy):
+    """``MaskableActorCriticPolicy`` whose policy head is :class:`StepLogits` when its
+    :class:`PlanesNet` has step scores (they start small, so the first policy is near
+    uniform); otherwise exactly the parent, with the same parameter names."""
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        steps = getattr(self.features_extractor, "steps", None)
+        if steps is None:
+            return
+        self.action_net = StepLogits(self.action_space.n)
+        if self.ortho_init:
+            self.init_weights(steps.conv, gain=0.01)
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
+
+
+#: The policy heads of :class:`PlanesNet`.
+POLICY_HEADS = ("linear", "steps")
 
 
 def planes_policy_kwargs(
-    channels: int, blocks: int, features_dim: int, value_hidden: tuple[int, ...]
+    channels: int,
+    blocks: int,
+    features_dim: int,
+    value_hidden: tuple[int, ...],
+    action_pixels: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
-    """``MaskablePPO``'s ``policy_kwargs`` for a :class:`PlanesNet` policy: a linear policy
-    head over the shared features and a value head with ``value_hidden`` layers."""
+    """``MaskablePPO``'s ``policy_kwargs`` for a :class:`PlanesPolicy`: the ``linear`` policy
+    head over the shared features, or with ``action_pixels`` the ``steps`` head, and a value
+    head with ``value_hidden`` layers."""
+    extractor: dict[str, Any] = {
+        "features_dim": features_dim,
+        "channels": channels,
+        "blocks": blocks,
+    }
+    if action_pixels is not None:
+        extractor["action_pixels"] = tuple(action_pixels)
     return {
         "features_extractor_class": PlanesNet,
-        "features_extractor_kwargs": {
-            "features_dim": features_dim,
-            "channels": channels,
-            "blocks": blocks,
-        },
+        "features_extractor_kwargs": extractor,
         "net_arch": {"pi": [], "vf": list(value_hidden)},
     }
 
@@ -78,10 +160,10 @@ def build_policy(
     num_actions: int,
     policy_kwargs: dict[str, Any],
     ortho_init: bool = True,
-) -> MaskableActorCriticPolicy:
-    """An untrained masked actor-critic policy in evaluation mode (``ortho_init=False`` skips
+) -> PlanesPolicy:
+    """An untrained :class:`PlanesPolicy` in evaluation mode (``ortho_init=False`` skips
     stable-baselines3's slow orthogonal initialisation, for weights loaded next)."""
-    policy = MaskableActorCriticPolicy(
+    policy = PlanesPolicy(
         spaces.Box(0.0, 1.0, obs_shape, dtype=np.float32),
         spaces.Discrete(num_actions),
         lambda _: 0.0,

@@ -181,6 +181,26 @@ _IDENTITY = frozenset(f for f, table in enumerate(ACTION_OF) if table == tuple(r
 _ACTION_OF_NP = tuple(np.array(t, dtype=np.intp) for t in ACTION_OF)
 
 
+def _action_pixel(action: int) -> int:
+    """Where :class:`tabletop.network.StepScores` reads ``action``'s score: ``kind * PIXELS +
+    pixel`` of the square it is played on (kinds 0-8: placing a tower of that type; 9-13:
+    a step or capture in direction 0-4), ``-1`` for the pass."""
+    if action == PASS:
+        return -1
+    if action < STEP_BASE:
+        rel, kind = divmod(action, 9)
+    else:
+        rel, direction = divmod(action - STEP_BASE, 5)
+        kind = 9 + direction
+    board, sq = divmod(rel, 25)
+    rank, file = divmod(sq, 5)
+    return kind * PIXELS + (4 - rank) * BOARD_SHAPE[1] + board * 6 + file
+
+
+#: ``ACTION_PIXELS[action]``: the ``steps`` policy head's table (:func:`_action_pixel`).
+ACTION_PIXELS: tuple[int, ...] = tuple(_action_pixel(a) for a in range(NUM_ACTIONS))
+
+
 def action_of(num_players: int, seat: int, move_id: int) -> int:
     """The action index, in ``seat``'s frame, of an engine move id."""
     return ACTION_OF[frame_index(num_players, seat)][move_id]

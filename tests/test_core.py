@@ -152,7 +152,9 @@ def test_talat_training_writes_a_talat_player_file_that_splut_refuses(tmp_path):
     runs = tmp_path / "runs"
     done = subprocess.run(
         [sys.executable, "-m", "training.train", "--config", "configs/talat/smoke.yaml",
-         "--runs", str(runs)],
+         "--runs", str(runs), "network.policy_head=steps", "pretrain.games=4",
+         "pretrain.teacher=search:easy", "pretrain.epochs=2", "pretrain.dagger_rounds=1",
+         "pretrain.dagger_games=2"],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
@@ -177,6 +179,9 @@ def test_talat_training_writes_a_talat_player_file_that_splut_refuses(tmp_path):
         talat_env.make_agent(str(ROOT / "checkpoints" / "splut_2p.zip"))
     card = (run_dir / "MODEL_CARD.md").read_text()
     assert "talat_env.load_agent" in card and "splut_env.load_agent" not in card
+    assert "imitation of search:easy over 4 games, then 1 DAgger rounds" in card
+    assert "imitation epoch 2/2" in done.stdout
+    assert type(agent.policy.action_net).__name__ == "StepLogits"
 
 
 def test_game_subclasses_must_implement_the_rules_hooks():

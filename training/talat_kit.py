@@ -7,14 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
 from tabletop.agents import Agent
 from tabletop.games import get_game
 from tabletop.netplayer import Shape
-from tabletop.network import PolicyAgent, build_policy
-from talat_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
+from tabletop.network import PlanesPolicy, PolicyAgent, build_policy
+from talat_env.encoding import ACTION_PIXELS, LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE
 from talat_env.players.checkpoint import load_checkpoint, network_save, observe
+from training import imitation
 from training.config import ConfigError
 from training.kits import TrainingKit
 from training.pooled import PooledSelfPlayEnv
@@ -22,20 +21,24 @@ from training.pooled import PooledSelfPlayEnv
 
 def shape_of(network: Any) -> Shape:
     """The config's ``network`` section as a :class:`~tabletop.netplayer.Shape`."""
-    return Shape(network.channels, network.blocks, network.features_dim, network.value_hidden)
+    return Shape(
+        network.channels,
+        network.blocks,
+        network.features_dim,
+        tuple(network.value_hidden),
+        network.policy_head,
+    )
 
 
 class TalatKit(TrainingKit):
     game = "talat"
     layout_version = LAYOUT_VERSION
-    policy_class = MaskableActorCriticPolicy
+    policy_class = PlanesPolicy
 
     def check(self, config: Any) -> None:
         unsupported = [
-            ("network.policy_head", config.network.policy_head, "linear"),
             ("network.inputs", config.network.inputs, "planes"),
             ("perception.fraction", config.perception.fraction, 0.0),
-            ("pretrain.games", config.pretrain.games, 0),
         ]
         for name, value, only in unsupported:
             if value != only:
@@ -61,13 +64,17 @@ class TalatKit(TrainingKit):
         )
 
     def policy_kwargs(self, shape: Any) -> dict[str, Any]:
-        return shape_of(shape).policy_kwargs()
+        return shape_of(shape).policy_kwargs(ACTION_PIXELS)
 
     def build_policy(self, shape: Any, ortho_init: bool = True) -> Any:
         return build_policy(OBS_SHAPE, NUM_ACTIONS, self.policy_kwargs(shape), ortho_init)
 
     def policy_agent(self, policy: Any, name: str, deterministic: bool, max_turns: int) -> Agent:
         return PolicyAgent(policy, observe, name, deterministic=deterministic)
+
+    def warm_start(self, policy: Any, config: Any) -> dict | None:
+        """Imitation of ``pretrain.teacher`` and DAgger (:mod:`training.imitation`)."""
+        return imitation.warm_start(get_game("talat"), policy, config)
 
     def load_start(self, policy: Any, config: Any) -> str:
         """Start from ``config.init_from``'s weights (a Talat player file of the same table

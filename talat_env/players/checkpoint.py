@@ -14,7 +14,14 @@ from tabletop.agents import Agent
 from tabletop.netplayer import Layout, NetworkPlayer, Shape, load_player, save_player
 from tabletop.network import PolicyAgent
 from tabletop.playerfile import PlayerFileError
-from talat_env.encoding import LAYOUT_VERSION, NUM_ACTIONS, OBS_SHAPE, action_mask, observation
+from talat_env.encoding import (
+    ACTION_PIXELS,
+    LAYOUT_VERSION,
+    NUM_ACTIONS,
+    OBS_SHAPE,
+    action_mask,
+    observation,
+)
 from talat_env.rules.engine import State
 
 __all__ = [
@@ -29,7 +36,7 @@ __all__ = [
 ]
 
 #: What a Talat network file must match.
-LAYOUT = Layout("talat", LAYOUT_VERSION, OBS_SHAPE, NUM_ACTIONS, (2, 3))
+LAYOUT = Layout("talat", LAYOUT_VERSION, OBS_SHAPE, NUM_ACTIONS, (2, 3), ACTION_PIXELS)
 
 
 def observe(state: State) -> dict[str, np.ndarray]:
