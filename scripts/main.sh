@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/python -m training.train --config configs/default.yaml "$@"
+.venv/bin/python -m training.train --config configs/splut/default.yaml "$@"

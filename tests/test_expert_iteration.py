@@ -196,11 +196,11 @@ def test_bad_config_is_named(change, message):
 def test_the_shipped_configs_load():
     from training.config import load_config
 
-    shield = load_config("configs/shield_2p.yaml", kind=ExItConfig)
+    shield = load_config("results/shield_2p_trial/config.yaml", kind=ExItConfig)
     assert shield.targets == "shield" and "search:expert" not in shield.opponents
-    assert load_config("configs/exit_2p.yaml", kind=ExItConfig).targets == "search"
+    assert load_config("configs/splut/exit_2p.yaml", kind=ExItConfig).targets == "search"
     for players in (3, 4):
-        larger = load_config(f"configs/shield_{players}p.yaml", kind=ExItConfig)
+        larger = load_config(f"results/shield_{players}p/config.yaml", kind=ExItConfig)
         assert larger.num_players == players and larger.targets == "shield"
         assert larger.init_from == f"checkpoints/splut_{players}p.zip"
         assert not {"search:easy", "search:expert"} & set(larger.opponents)  # the yardsticks

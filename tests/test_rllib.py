@@ -141,7 +141,7 @@ def test_opponents_map_to_main_or_the_snapshots():
 
 
 def test_the_rllib_config_is_checked(tmp_path):
-    config = load_config("configs/rllib_2p.yaml", kind=RLlibConfig)
+    config = load_config("configs/splut/rllib_2p.yaml", kind=RLlibConfig)
     assert config.num_players == 2 and config.num_env_runners >= 1
     for bad, expected in [
         ({"league": {"p_bots": 0.9}}, "must be 1"),

@@ -43,24 +43,36 @@ def tiny_checkpoint(tmp_path_factory, tiny_policy) -> Path:
     return save_player(tiny_policy, path, TINY, num_players=2, max_turns=200, steps=0)
 
 
-# The configs of the other trainers, loaded by their own tests (test_expert_iteration.py,
-# test_rllib.py); every other file in configs/ is a PPO config.
-OTHER_TRAINERS = {"exit_2p", "shield_2p", "shield_3p", "shield_4p", "rllib_2p"}
-PPO_CONFIGS = sorted(
-    path.stem for path in (ROOT / "configs").glob("*.yaml") if path.stem not in OTHER_TRAINERS
+# The configs a user runs (configs/splut/) and each past study's config beside its results
+# (results/<study>/config.yaml). The configs of the other trainers are loaded by their own
+# tests (test_expert_iteration.py, test_rllib.py); every other one is a PPO config.
+OTHER_TRAINERS = {
+    "configs/splut/exit_2p.yaml",
+    "configs/splut/rllib_2p.yaml",
+    "results/exit_2p_trial/config.yaml",
+    "results/shield_ft_2p_trial/config.yaml",
+    "results/shield_2p_trial/config.yaml",
+    "results/shield_3p/config.yaml",
+    "results/shield_4p/config.yaml",
+}
+USER_CONFIGS = sorted(
+    p.relative_to(ROOT).as_posix() for p in (ROOT / "configs/splut").glob("*.yaml")
 )
+STUDY_CONFIGS = sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("results/*/config.yaml"))
+PPO_CONFIGS = [path for path in USER_CONFIGS + STUDY_CONFIGS if path not in OTHER_TRAINERS]
 
 
 @pytest.mark.parametrize("config", PPO_CONFIGS)
 def test_shipped_configs_are_valid(config):
-    cfg = load_config(ROOT / "configs" / f"{config}.yaml")
+    cfg = load_config(ROOT / config)
     assert cfg.total_steps > 0
-    if cfg.init_from:  # a warm start names a file shipped with the project
+    if cfg.init_from and config.startswith("configs/"):  # a user's start is shipped
         assert (ROOT / cfg.init_from).is_file(), cfg.init_from
 
 
 def test_every_ppo_config_is_checked():
-    assert {"default", "smoke", "finetune_2p_stage4"} <= set(PPO_CONFIGS)
+    assert {"configs/splut/default.yaml", "configs/splut/smoke.yaml"} <= set(PPO_CONFIGS)
+    assert "results/finetune_2p_stage4/config.yaml" in PPO_CONFIGS
     assert len(PPO_CONFIGS) >= 11
 
 
@@ -139,16 +151,18 @@ def test_config_file_errors_and_overrides(tmp_path):
     bad.write_text("ppo: [unclosed")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_config(bad)
-    cfg = load_config(ROOT / "configs" / "smoke.yaml", ["total_steps=1024", "ppo.n_epochs=2"])
+    cfg = load_config(
+        ROOT / "configs" / "splut" / "smoke.yaml", ["total_steps=1024", "ppo.n_epochs=2"]
+    )
     assert (cfg.total_steps, cfg.ppo.n_epochs) == (1024, 2)
     with pytest.raises(ConfigError, match="expected key=value"):
-        load_config(ROOT / "configs" / "smoke.yaml", ["total_steps"])
+        load_config(ROOT / "configs" / "splut" / "smoke.yaml", ["total_steps"])
     with pytest.raises(
         ConfigError, match=r"override 'total_steps=\[': the value is not valid YAML"
     ):
-        load_config(ROOT / "configs" / "smoke.yaml", ["total_steps=["])
+        load_config(ROOT / "configs" / "splut" / "smoke.yaml", ["total_steps=["])
     with pytest.raises(ConfigError, match=r"ppo\.learning_rate must be a finite number"):
-        load_config(ROOT / "configs" / "smoke.yaml", ["ppo.learning_rate=.nan"])
+        load_config(ROOT / "configs" / "splut" / "smoke.yaml", ["ppo.learning_rate=.nan"])
     for text in ("- 1\n- 2\n", "42\n", "just text\n"):
         bad.write_text(text)
         with pytest.raises(ConfigError, match="must hold a mapping of fields"):
@@ -401,7 +415,7 @@ def run_train(*args: str, key: Path | None = None) -> subprocess.CompletedProces
 def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
     runs, key = tmp_path / "runs", tmp_path / "run.key"
     first = run_train(
-        "--config", "configs/smoke.yaml", "--runs", str(runs), "total_steps=256", key=key
+        "--config", "configs/splut/smoke.yaml", "--runs", str(runs), "total_steps=256", key=key
     )
     assert first.returncode == 0, first.stderr[-3000:]
     (run_dir,) = runs.iterdir()
@@ -410,7 +424,7 @@ def test_smoke_training_then_resume_continues_the_counter_and_pool(tmp_path):
     ladder = "eval.ladder={random: 0, greedy: 710}"
     again = run_train(
         "--config",
-        "configs/smoke.yaml",
+        "configs/splut/smoke.yaml",
         "--runs",
         str(tmp_path / "again"),
         "total_steps=256",
@@ -522,7 +536,7 @@ def test_smoke_training_with_a_perception_phase_after_every_update(tmp_path):
     runs = tmp_path / "runs"
     result = run_train(
         "--config",
-        "configs/smoke.yaml",
+        "configs/splut/smoke.yaml",
         "--runs",
         str(runs),
         "total_steps=256",
@@ -546,7 +560,7 @@ def test_smoke_training_with_a_perception_phase_after_every_update(tmp_path):
 def test_train_command_line_errors():
     result = run_train("--config", "configs/nothing.yaml")
     assert result.returncode == 2 and "cannot read config" in result.stderr
-    result = run_train("--config", "configs/smoke.yaml", "ppo.gamma=2")
+    result = run_train("--config", "configs/splut/smoke.yaml", "ppo.gamma=2")
     assert result.returncode == 2 and "ppo.gamma must be between 0 and 1" in result.stderr
     result = run_train("--resume", "/nonexistent/run")
     assert result.returncode == 2 and "no checkpoint" in result.stderr
@@ -560,7 +574,7 @@ def test_bad_configs_stop_before_the_run_folder_is_made(tmp_path):
         ("ppo.clip_range=-1", "ppo.clip_range must be positive"),
     ]:
         result = run_train(
-            "--config", "configs/smoke.yaml", "--runs", str(tmp_path / "runs"), override
+            "--config", "configs/splut/smoke.yaml", "--runs", str(tmp_path / "runs"), override
         )
         assert result.returncode == 2 and message in result.stderr, result.stderr[-2000:]
         assert "Traceback" not in result.stderr
@@ -585,7 +599,7 @@ def test_init_from_starts_the_learner_from_a_player_file(tmp_path, tiny_checkpoi
         start_weights(str(tiny_checkpoint), NetworkShape(channels=16, blocks=1, features_dim=32), 2)
     with pytest.raises(ConfigError, match="asks for 3 players"):
         start_weights(str(tiny_checkpoint), TINY, 3)
-    result = run_train("--config", "configs/smoke.yaml", "--runs", str(tmp_path / "runs"),
+    result = run_train("--config", "configs/splut/smoke.yaml", "--runs", str(tmp_path / "runs"),
                        f"init_from={tiny_checkpoint}", "pretrain.games=0", "network.channels=16")  # fmt: skip
     assert result.returncode == 2 and "the config asks for 2 players" in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "runs").exists()
@@ -667,7 +681,7 @@ def test_dagger_rounds_label_the_students_games_with_the_teachers_steps():
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_smoke_training_with_more_players(tmp_path, players):
-    result = run_train("--config", "configs/smoke.yaml", "--runs", str(tmp_path),
+    result = run_train("--config", "configs/splut/smoke.yaml", "--runs", str(tmp_path),
                        f"num_players={players}", "n_envs=1", "total_steps=128",
                        "ppo.n_steps=64", "pretrain.games=2", "eval.final_games=1",
                        key=tmp_path.parent / f"{tmp_path.name}.key")  # fmt: skip
@@ -720,7 +734,7 @@ def test_self_play_games_draw_snapshots_shape_rewards_and_report_outcomes():
     from training.train import make_vec_env
 
     config = load_config(
-        ROOT / "configs" / "smoke.yaml",
+        ROOT / "configs" / "splut" / "smoke.yaml",
         ["n_envs=8", "pool.p_latest=1.0", "pool.p_past=0", "pool.p_bots=0", "reward.shaping=0.2"],
     )
     clock = {"env": 0.0}
@@ -765,7 +779,7 @@ def test_stages_join_into_one_learning_curve_with_ladder_ratings(tmp_path):
     assert ratings[0] < 700 < ratings[2] and abs(ratings[1] - 700) < 1
     out = tmp_path / "curve.png"
     reports.main(["curve", str(first), str(second), "--out", str(out),
-                  "--config", str(ROOT / "configs" / "finetune_2p_stage2.yaml")])  # fmt: skip
+                  "--config", str(ROOT / "results" / "finetune_2p_stage2" / "config.yaml")])  # fmt: skip
     assert out.stat().st_size > 10_000
     second.write_text("steps,vs_greedy\n100,half\n")
     with pytest.raises(ValueError, match=r"b.csv, line 2: expected an eval.csv row"):
@@ -773,7 +787,7 @@ def test_stages_join_into_one_learning_curve_with_ladder_ratings(tmp_path):
 
 
 def test_curve_command_names_a_missing_or_empty_eval_csv(tmp_path, capsys):
-    config = str(ROOT / "configs" / "finetune_2p_stage2.yaml")
+    config = str(ROOT / "results" / "finetune_2p_stage2" / "config.yaml")
     empty = tmp_path / "empty.csv"
     empty.write_text("steps,vs_greedy\n")
     for path, message in [

@@ -1,4 +1,4 @@
-"""Training configuration: YAML files in ``configs/`` read into checked dataclasses.
+"""Training configuration: YAML files in ``configs/<game>/`` read into checked dataclasses.
 
 Every field has a type and a range; an unknown, mistyped or out-of-range field raises
 :class:`ConfigError` naming it (``ppo.batch_size``) and what was expected.
@@ -10,6 +10,7 @@ import dataclasses
 import math
 import re
 import typing
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -291,7 +292,7 @@ class LeagueConfig(OpponentDraws):
 
 @dataclass
 class RLlibConfig(RunConfig):
-    """The config of ``training.rllib`` (``configs/rllib_2p.yaml``)."""
+    """The config of ``training.rllib`` (``configs/splut/rllib_2p.yaml``)."""
 
     name: str = "rllib"
     iterations: int = 20
@@ -352,7 +353,7 @@ class ExItEvalConfig:
 
 @dataclass
 class ExItConfig(RunConfig):
-    """The config of ``training.expert_iteration`` (``configs/exit_2p.yaml``; the fields are
+    """The config of ``training.expert_iteration`` (``configs/splut/exit_2p.yaml``; the fields are
     explained in that module's doc)."""
 
     name: str = "exit"
@@ -677,11 +678,50 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
     return data
 
 
+#: Configs that moved in 0.4: the configs a user runs went to ``configs/splut/``, each past
+#: study's config to ``results/<study>/config.yaml``. An old path still loads, with a warning.
+MOVED_CONFIGS = {
+    f"configs/{name}.yaml": f"configs/splut/{name}.yaml"
+    for name in ("default", "three_players", "four_players", "exit_2p", "rllib_2p", "smoke")
+} | {
+    "configs/distill_2p.yaml": "results/distill_2p_trial/config.yaml",
+    "configs/finetune_2p.yaml": "results/finetune_2p/config.yaml",
+    **{
+        f"configs/finetune_2p_stage{n}.yaml": f"results/finetune_2p_stage{n}/config.yaml"
+        for n in range(2, 8)
+    },
+    "configs/finetune_2p_stage10.yaml": "results/stage10_2p/config.yaml",
+    "configs/perception_ppo_2p.yaml": "results/perception_ppo_2p_trial/config.yaml",
+    "configs/shield_2p.yaml": "results/shield_2p_trial/config.yaml",
+    "configs/shield_3p.yaml": "results/shield_3p/config.yaml",
+    "configs/shield_4p.yaml": "results/shield_4p/config.yaml",
+    "configs/strong_2p.yaml": "results/splut_2p/config.yaml",
+    "configs/transfer_3p.yaml": "results/transfer_3p/config.yaml",
+    "configs/transfer_4p.yaml": "results/transfer_4p/config.yaml",
+}
+
+
+def moved_config(path: Path) -> Path:
+    """``path``, or where the config it names moved to (with a warning) if it is gone."""
+    if path.exists():
+        return path
+    text = path.as_posix()
+    for old, new in MOVED_CONFIGS.items():
+        if text == old or text.endswith("/" + old):
+            target = Path(text[: len(text) - len(old)] + new)
+            if target.is_file():
+                warnings.warn(
+                    f"config {text!r} moved to {target.as_posix()!r}", FutureWarning, stacklevel=3
+                )
+                return target
+    return path
+
+
 def load_config(
     path: str | Path, overrides: list[str] | None = None, kind: type = TrainConfig
 ) -> Any:
     """Read a YAML config file into a ``kind`` config, apply overrides, check everything."""
-    path = Path(path)
+    path = moved_config(Path(path))
     try:
         data = yaml.safe_load(read_text(path, "config", MAX_CONFIG_BYTES))
     except ValueError as err:

@@ -2,7 +2,7 @@
 plays against itself through the tree search (:class:`splut_env.players.mcts.MCTSAgent`), and
 is trained towards the search's visit distribution and the games' results.
 
-    python -m training.expert_iteration --config configs/exit_2p.yaml
+    python -m training.expert_iteration --config configs/splut/exit_2p.yaml
     python -m training.expert_iteration --resume runs/<run folder>
 
 Each iteration plays ``games`` games, spread over ``workers`` processes, each worker loading
@@ -550,7 +550,7 @@ def model_card(config: ExItConfig, state: RunState) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", type=Path, help="a YAML config (configs/exit_2p.yaml)")
+    parser.add_argument("--config", type=Path, help="a YAML config (configs/splut/exit_2p.yaml)")
     parser.add_argument("--resume", type=Path, help="a run folder to go on with")
     parser.add_argument("--runs", type=Path, default=Path("runs"), help="where runs go")
     parser.add_argument("overrides", nargs="*", help="key=value changes to the config")

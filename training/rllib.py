@@ -1,6 +1,6 @@
 """Self-play PPO on a Ray cluster with RLlib (new API stack; the ``[ray]`` extra):
 
-    python -m training.rllib --config configs/rllib_2p.yaml [--address auto] [--num-env-runners N]
+    python -m training.rllib --config configs/splut/rllib_2p.yaml [--address auto] [--num-env-runners N]
 
 What is distributed: the env runners, one Ray actor each on any node of the cluster, play
 Splut! games (:class:`SplutMultiAgentEnv`, the rules engine and the in-game bots) and run
@@ -479,7 +479,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(
         prog="python -m training.rllib", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--config", default="configs/rllib_2p.yaml", help="YAML config")
+    parser.add_argument("--config", default="configs/splut/rllib_2p.yaml", help="YAML config")
     parser.add_argument(
         "--address", default=None, help="Ray cluster to join ('auto': the local one)"
     )

@@ -98,7 +98,7 @@ def run_child(args: argparse.Namespace, beside: str, before: bool = False) -> fl
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="configs/default.yaml")
+    parser.add_argument("--config", default="configs/splut/default.yaml")
     parser.add_argument("--steps", type=int_range(1000), default=65_536)
     parser.add_argument("--snapshots", type=int_range(0, 50), default=5)
     parser.add_argument(

@@ -1,6 +1,6 @@
-"""Self-play MaskablePPO: ``python -m training.train --config configs/default.yaml``.
+"""Self-play MaskablePPO: ``python -m training.train --config configs/splut/default.yaml``.
 
-    python -m training.train --config configs/default.yaml [key=value ...]
+    python -m training.train --config configs/splut/default.yaml [key=value ...]
     python -m training.train --resume runs/<run>            # or runs/<run>/checkpoints/<step>
 
 Each run writes to its own folder ``runs/<name>__seed<seed>__<time>/``: ``config.yaml``,
