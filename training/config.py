@@ -320,6 +320,10 @@ class RLlibConfig(RunConfig):
         check_run(self)
         check_ppo(self.ppo)
         check_network(self.network)
+        if self.game != "splut" and self.network.inputs != "planes":
+            raise ConfigError(
+                f"network.inputs must be 'planes' for {self.game}, got {self.network.inputs!r}"
+            )
         check_positive(
             [
                 ("iterations", self.iterations),
@@ -332,8 +336,8 @@ class RLlibConfig(RunConfig):
             raise ConfigError(
                 f"league.win_rate must be between 0 and 1, got {self.league.win_rate}"
             )
-        self.league.check_draws("league")
-        check_names("eval_bots", self.eval_bots)
+        self.league.check_draws("league", self.game)
+        check_names("eval_bots", self.eval_bots, self.game)
         if self.eval_games < 0:
             raise ConfigError(f"eval_games must be at least 0, got {self.eval_games}")
 
@@ -402,6 +406,12 @@ class ExItConfig(RunConfig):
 
     def check(self) -> None:
         check_run(self)
+        if self.game != "splut":
+            raise ConfigError(
+                f"game: expert iteration searches with Splut!'s network-guided tree search and "
+                f"plays only splut, got {self.game!r}; train {self.game} with training.train "
+                f"(PPO, with the imitation warm start) or training.rllib"
+            )
         check_network(self.network)
         check_positive(
             [

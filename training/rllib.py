@@ -3,8 +3,9 @@
     python -m training.rllib --config configs/splut/rllib_2p.yaml [--address auto] [--num-env-runners N]
 
 What is distributed: the env runners, one Ray actor each on any node of the cluster, play
-Splut! games (:class:`SplutMultiAgentEnv`, the rules engine and the in-game bots) and run
-the policies to choose the players' steps. What is not: one learner, in this process, updates
+the config's game (``game:``; Splut! by default) with its rules engine and in-game bots
+(:class:`SplutMultiAgentEnv`, or :class:`GameMultiAgentEnv` for any other game on the core)
+and run the policies to choose the players' steps. What is not: one learner, in this process, updates
 the network from their samples and sends the new weights back at every iteration.
 
 The players: the learner's seat is the agent ``"learner"``, mapped to the trained module
@@ -13,9 +14,9 @@ The players: the learner's seat is the agent ``"learner"``, mapped to the traine
 ``"main"`` itself (``league.p_latest``: shared-policy self-play) or to a frozen snapshot of it
 (``league.p_past``). :class:`LeagueCallback` adds a snapshot when the learner won at least
 ``league.win_rate`` of the last iteration's games, and drops the oldest beyond
-``league.max_snapshots``. The network is the project's own (:class:`SplutRLModule` holds a
-:func:`~splut_env.players.network.build_policy` policy and masks illegal actions), so the
-run ends by writing a player file (``player.zip``) that ``load_agent``, ``training.evaluate``
+``league.max_snapshots``. The network is the project's own (:class:`BoardRLModule` holds the policy that the game's
+training kit builds, :mod:`training.kits`, and masks illegal actions), so the run ends by
+writing the game's player file (``player.zip``) that ``load_agent``, ``training.evaluate``
 and the play front ends use as they use PPO's.
 """
 
@@ -62,11 +63,14 @@ from splut_env.players.checkpoint import (
     load_agent,
     save_player,
 )
-from splut_env.players.network import NetworkShape, build_policy
+from splut_env.players.network import NetworkShape
 from splut_env.rules import State
 from splut_env.rules.board import SEATS_IN_PLAY
+from tabletop.games import get_game
+from tabletop.playerfile import PlayerFileError
 from training.config import ConfigError, LeagueConfig, RLlibConfig, load_config, to_dict
 from training.evaluate import evaluate_agent
+from training.kits import training_kit
 from training.pool import weighted_choice
 from training.pretrain import start_weights
 from training.reports import results_table
@@ -233,17 +237,154 @@ class SplutMultiAgentEnv(MultiAgentEnv):
         }
 
 
+class GameMultiAgentEnv(MultiAgentEnv):
+    """Any game on the core (its :class:`~tabletop.games.Game` descriptor, ``config["game"]``)
+    from one learner's point of view, as :class:`SplutMultiAgentEnv` plays Splut!: agents
+    ``"learner"`` and ``"opponent_k"`` (the players after it in turn order that are not bots
+    this game); only the agent to move gets an observation, ``{"observations": planes,
+    "action_mask": float32[num_actions]}``. Every agent gets a last observation when the game
+    ends, with the game's reward (:meth:`~tabletop.games.Game.rewards`: +1 to the winner, −1
+    to the others, 0 for a shared win), or is truncated after ``max_turns`` moves. An illegal
+    action ends the game, −1 to the agent that chose it (info ``{"illegal_action": True}``).
+    Shaping as :class:`SplutMultiAgentEnv`'s, with the game's
+    :meth:`~tabletop.games.Game.potential`. Other ``config`` keys as there."""
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        worker = int(getattr(config, "worker_index", 0))
+        config = dict(config or {})
+        self.game = get_game(config.get("game", "talat"))
+        self.num_players = self.game.check_players(int(config.get("num_players", 2)))
+        self.max_turns = int(config.get("max_turns", self.game.max_turns))
+        self.p_bots = float(config.get("p_bots", 0.0))
+        self.bots = list(config.get("bots", []))
+        self.bot_weights = list(config.get("bot_weights", [])) or [1.0] * len(self.bots)
+        self.shaping = float(config.get("shaping", 0.0))
+        self.gamma = float(config.get("gamma", 0.99))
+        self._rng = np.random.default_rng(int(config.get("seed", 0)) * 1009 + worker)
+        self.possible_agents = [LEARNER] + [f"opponent_{k}" for k in range(1, self.num_players)]
+        self.agents = []
+        space = spaces.Dict(
+            {
+                "observations": spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32),
+                "action_mask": spaces.Box(0.0, 1.0, (self.game.num_actions,), dtype=np.float32),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = dict.fromkeys(
+            self.possible_agents, spaces.Discrete(self.game.num_actions)
+        )
+        self.state = self.game.initial_state(self.num_players)
+        self._player_agent: dict[int, str] = {}
+        self._bots: dict[int, Any] = {}
+        self._phi: dict[str, float] = {}
+        self._illegal: str | None = None
+        self._moves = 0
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        n = self.num_players
+        learner = int(self._rng.integers(n))
+        self.state = self.game.initial_state(n)
+        self._player_agent, self._bots = {learner: LEARNER}, {}
+        self._illegal, self._phi, self._moves = None, {}, 0
+        for k in range(1, n):
+            player = (learner + k) % n
+            if self.bots and self._rng.random() < self.p_bots:
+                name = self.bots[weighted_choice(self._rng, self.bot_weights)]
+                self._bots[player] = self.game.make_agent(name, seed=int(self._rng.integers(2**31)))
+            else:
+                self._player_agent[player] = f"opponent_{k}"
+        self.agents = list(self._player_agent.values())
+        self._play_bots()
+        obs, _, _, _, infos = self._outputs({})
+        return obs, infos
+
+    def step(self, action_dict: dict[str, Any]):
+        agent = None if self._over() else self._player_agent.get(self._to_move())
+        if set(action_dict) != {agent}:
+            raise ValueError(
+                f"expected one action, for {agent!r} (to move), got actions for "
+                f"{sorted(action_dict)}"
+            )
+        try:
+            self.game.apply_action(self.state, int(action_dict[agent]), who=agent)
+        except ValueError:
+            self._illegal = agent
+            return self._outputs({agent: -1.0})
+        self._moves += 1
+        self._play_bots()
+        return self._outputs({})
+
+    def _to_move(self) -> int | None:
+        return self.game.player_to_move(self.state)
+
+    def _play_bots(self) -> None:
+        while not self._over() and self._to_move() in self._bots:
+            player = self._to_move()
+            bot = self._bots[player]
+            seen = (
+                self.game.observe(self.state, player, self.max_turns)
+                if bot.needs_observation
+                else None
+            )
+            self.game.apply_action(self.state, bot.act(self.state, seen), who=f"bot {bot.name}")
+            self._moves += 1
+
+    def _over(self) -> bool:
+        return self._illegal is not None or self._to_move() is None or self._moves >= self.max_turns
+
+    def _outputs(self, rewards: dict[str, float]):
+        over = self._over()
+        finished = self._illegal is None and self._to_move() is None
+        truncated = over and self._illegal is None and not finished
+        if over:
+            agents = list(self.agents)
+            if finished:
+                final = self.game.rewards(self.state)
+                for player, agent in self._player_agent.items():
+                    rewards[agent] = final[player]
+        else:
+            agents = [self._player_agent[self._to_move()]]
+        obs = {agent: self._observe(agent) for agent in agents}
+        rewards = {**dict.fromkeys(obs, 0.0), **rewards}
+        if self.shaping:
+            for agent in obs:
+                phi = 0.0 if over else self.game.potential(self.state, self._player(agent))
+                if agent in self._phi:
+                    rewards[agent] += self.shaping * (self.gamma * phi - self._phi[agent])
+                self._phi[agent] = phi
+        done = set(agents) if over else set()
+        terminateds = {agent: not truncated for agent in done}
+        truncateds = {agent: truncated for agent in done}
+        terminateds["__all__"], truncateds["__all__"] = over and not truncated, truncated
+        infos = {self._illegal: {"illegal_action": True}} if self._illegal in done else {}
+        return obs, rewards, terminateds, truncateds, infos
+
+    def _player(self, agent: str) -> int:
+        return next(p for p, a in self._player_agent.items() if a == agent)
+
+    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+        seen = self.game.observe(self.state, self._player(agent), self.max_turns)
+        return {
+            "observations": np.asarray(seen["observation"], dtype=np.float32),
+            "action_mask": np.asarray(seen["action_mask"], dtype=np.float32),
+        }
+
+
 # --- the network --------------------------------------------------------------------------
 
 
-class SplutRLModule(TorchRLModule, ValueFunctionAPI):
+class BoardRLModule(TorchRLModule, ValueFunctionAPI):
     """The project's board network as an RLlib module: ``self.policy`` is the same
-    ``MaskableActorCriticPolicy`` that ``training.train`` trains (``model_config["network"]``
-    is its :class:`NetworkShape` as a dict); illegal actions get the lowest logit."""
+    ``MaskableActorCriticPolicy`` that ``training.train`` trains for the game
+    ``model_config["game"]`` (Splut! by default), ``model_config["network"]`` its
+    :class:`NetworkShape` as a dict; illegal actions get the lowest logit."""
 
     def setup(self) -> None:
         self.shape = NetworkShape(**self.model_config.get("network", {}))
-        self.policy = build_policy(self.shape)
+        self.policy = training_kit(self.model_config.get("game", "splut")).build_policy(self.shape)
 
     def _features(self, batch: dict[str, Any]) -> torch.Tensor:
         return self.policy.extract_features(batch[Columns.OBS]["observations"])
@@ -265,6 +406,10 @@ class SplutRLModule(TorchRLModule, ValueFunctionAPI):
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
         features = self._features(batch) if embeddings is None else embeddings
         return self.policy.value_net(self.policy.mlp_extractor.forward_critic(features)).squeeze(-1)
+
+
+#: The name of :class:`BoardRLModule` before other games joined (Splut!'s network).
+SplutRLModule = BoardRLModule
 
 
 # --- the league ---------------------------------------------------------------------------
@@ -347,6 +492,7 @@ def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
     league = config.league
     ppo = config.ppo
     env_config = {
+        "game": config.game,
         "num_players": config.num_players,
         "max_turns": config.max_turns,
         "p_bots": league.p_bots,
@@ -357,11 +503,13 @@ def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
         "gamma": config.ppo.gamma,
     }
     module = RLModuleSpec(
-        module_class=SplutRLModule, model_config={"network": config.network.to_json()}
+        module_class=BoardRLModule,
+        model_config={"game": config.game, "network": config.network.to_json()},
     )
+    env = SplutMultiAgentEnv if config.game == "splut" else GameMultiAgentEnv
     return (
         RLlibPPOConfig()
-        .environment(SplutMultiAgentEnv, env_config=env_config)
+        .environment(env, env_config=env_config)
         .framework("torch")
         .env_runners(
             num_env_runners=config.num_env_runners,
@@ -396,18 +544,33 @@ def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
 
 
 def export_player(algorithm: Any, path: Path, config: RLlibConfig, **facts: Any) -> Path:
-    """Write ``main`` as a project player file (safetensors in a zip, nothing pickled)."""
+    """Write ``main`` as the game's player file (safetensors in a zip, nothing pickled)."""
     module = algorithm.get_module(MAIN)
-    return save_player(
-        module.policy,
-        path,
-        config.network,
-        config.num_players,
-        config.max_turns,
-        trainer="rllib",
-        reward_shaping=config.shaping,
-        **facts,
+    if config.game == "splut":
+        return save_player(
+            module.policy,
+            path,
+            config.network,
+            config.num_players,
+            config.max_turns,
+            trainer="rllib",
+            reward_shaping=config.shaping,
+            **facts,
+        )
+    return training_kit(config.game).save_player(
+        module.policy, path, config, trainer="rllib", reward_shaping=config.shaping, **facts
     )
+
+
+def start_from(config: RLlibConfig) -> dict[str, torch.Tensor]:
+    """The weights of ``config.init_from`` for ``main``, checked against the config's game,
+    table size and network; raises ``ConfigError`` (or the game's player-file error)."""
+    if config.game == "splut":
+        return start_weights(config.init_from, config.network, config.num_players)
+    kit = training_kit(config.game)
+    probe = kit.build_policy(config.network, ortho_init=False)
+    kit.load_start(probe, config)
+    return {k: v.detach().clone() for k, v in probe.state_dict().items()}
 
 
 def env_runner_nodes(algorithm: Any) -> list[str]:
@@ -424,7 +587,7 @@ def train(config: RLlibConfig, out: Path, progress: bool = True) -> dict[str, An
     torch.set_num_threads(config.torch_threads)
     weights = None
     if config.init_from:
-        weights = start_weights(config.init_from, config.network, config.num_players)
+        weights = start_from(config)
     algorithm = algorithm_config(config).build_algo()
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -493,9 +656,8 @@ def main(argv: list[str] | None = None) -> Path:
     try:
         config = load_config(args.config, overrides, kind=RLlibConfig)
         if config.init_from:
-            # Checked before Ray starts anything.
-            start_weights(config.init_from, config.network, config.num_players)
-    except (ConfigError, CheckpointError) as err:
+            start_from(config)  # checked before Ray starts anything
+    except (ConfigError, CheckpointError, PlayerFileError) as err:
         parser.error(str(err))
     out = Path(args.runs) / f"{config.name}__seed{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
     ray.init(address=args.address, include_dashboard=False)
@@ -508,10 +670,12 @@ def main(argv: list[str] | None = None) -> Path:
         f"steps/s, one update {facts['update_seconds']} s) with {config.num_env_runners} env "
         f"runners on {len(facts['nodes'])} node(s)"
     )
+    game = get_game(config.game)
+    package = game.rules_module.split(".")[0]
     lines = [
-        f"# Model card: {config.name} (RLlib)",
+        f"# Model card: {config.name} (RLlib, {game.title})",
         "",
-        f"- player: `{facts['player']}` (load with `splut_env.load_agent(path)`)",
+        f"- player: `{facts['player']}` (load with `{package}.load_agent(path)`)",
         f"- players: {config.num_players}; max turns: {config.max_turns}; seed: {config.seed}",
         f"- env steps sampled: {facts['env_steps']:,} in {facts['seconds']} s "
         f"({facts['env_steps_per_s']:,} steps/s; sampling alone "
@@ -520,7 +684,11 @@ def main(argv: list[str] | None = None) -> Path:
         f"{facts['league_size']}",
     ]
     if config.eval_games:
-        agent = load_agent(facts["player"])
+        agent = (
+            load_agent(facts["player"])
+            if config.game == "splut"
+            else game.make_agent(facts["player"])
+        )
         results = evaluate_agent(
             agent,
             config.eval_bots,
@@ -529,6 +697,7 @@ def main(argv: list[str] | None = None) -> Path:
             config.seed,
             config.max_turns,
             progress=True,
+            game=game,
         )
         lines += [
             "",
