@@ -194,7 +194,7 @@ def _why_illegal(state: State, i: int) -> str:
             return f"P{seat}'s hand holds {len(hand)} cards, no slot r{h}"
         card = hand[h]
     tokens = state.tokens[seat]
-    cost = "".join(f"{v}{COLOURS[c]}" for c, v in enumerate(CARD_COST[card]) if v)
+    cost = "".join(f"{COLOURS[c]}{v}" for c, v in enumerate(CARD_COST[card]) if v)
     short = shortfall(card, tokens, state.bonus[seat])
     return (
         f"card {card} costs {cost}; with its bonuses and tokens P{seat} lacks {short}, "
