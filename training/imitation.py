@@ -25,6 +25,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -137,9 +138,21 @@ def _forward(
     return policy.value_net(latent_vf), distribution.log_prob(actions), best
 
 
-def fit(policy: Any, data: dict[str, np.ndarray], config: Any, progress: bool = True) -> dict:
-    """Behaviour cloning + value regression on ``data``; the last epoch's metrics (teacher
-    agreement measured before each batch's update)."""
+def float_obs(data: dict[str, np.ndarray], idx: np.ndarray) -> torch.Tensor:
+    """The observations ``data["obs"][idx]`` as float32 (how :func:`fit` reads a batch)."""
+    return torch.as_tensor(data["obs"][idx], dtype=torch.float32)
+
+
+def fit(
+    policy: Any,
+    data: dict[str, np.ndarray],
+    config: Any,
+    progress: bool = True,
+    observations: Callable[[dict[str, np.ndarray], np.ndarray], torch.Tensor] = float_obs,
+) -> dict:
+    """Behaviour cloning + value regression on ``data`` (``actions``, ``masks``, ``values``,
+    and the observations that ``observations(data, idx)`` reads); the last epoch's metrics
+    (teacher agreement measured before each batch's update)."""
     p = config.pretrain
     n = len(data["actions"])
     optimizer = torch.optim.Adam(policy.parameters(), lr=p.learning_rate)
@@ -156,8 +169,8 @@ def fit(policy: Any, data: dict[str, np.ndarray], config: Any, progress: bool = 
             disable=not progress,
             leave=False,
         ):
-            idx = np.sort(order[start : start + p.batch_size])
-            obs = torch.as_tensor(data["obs"][idx], dtype=torch.float32)
+            idx = order[start : start + p.batch_size]
+            obs = observations(data, idx)
             actions = torch.as_tensor(data["actions"][idx])
             values, log_prob, best = _forward(policy, obs, actions, data["masks"][idx])
             policy_loss = -log_prob.mean()

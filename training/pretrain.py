@@ -33,6 +33,7 @@ from splut_env.envs.vector import SplutVectorEnv
 from splut_env.players import make_agent
 from splut_env.players.checkpoint import load_checkpoint
 from splut_env.players.network import NetworkShape, PolicyAgent, shape_of
+from training import imitation
 from training.config import ConfigError, ExItConfig, TrainConfig
 
 
@@ -141,68 +142,19 @@ def _episode(samples: list[tuple], winner: int, gamma: float) -> dict[str, np.nd
     }
 
 
-def _forward(
-    policy: Any, obs: torch.Tensor, actions: torch.Tensor, masks: np.ndarray
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Values, log-probabilities of ``actions`` and the most likely actions, from one
-    forward pass (``MaskableActorCriticPolicy.evaluate_actions`` keeping its distribution)."""
-    features = policy.extract_features(obs)
-    latent_pi, latent_vf = policy.mlp_extractor(features)
-    distribution = policy._get_action_dist_from_latent(latent_pi)
-    distribution.apply_masking(masks)
-    best = distribution.distribution.probs.argmax(1)
-    return policy.value_net(latent_vf), distribution.log_prob(actions), best
+def _planes(data: dict[str, np.ndarray], idx: np.ndarray) -> torch.Tensor:
+    """A batch of stored samples as observation planes, the turn fraction put back."""
+    obs = torch.as_tensor(data["planes"][idx], dtype=torch.float32)
+    obs[:, PLANE_TURN] = torch.as_tensor(data["turns"][idx])[:, None, None]
+    return obs
 
 
 def fit(
     policy: Any, data: dict[str, np.ndarray], config: TrainConfig, progress: bool = True
 ) -> dict:
-    """Behaviour cloning + value regression on ``data``; returns the last epoch's metrics."""
-    p = config.pretrain
-    n = len(data["actions"])
-    optimizer = torch.optim.Adam(policy.parameters(), lr=p.learning_rate)
-    generator = np.random.default_rng(config.seed)
-    policy.set_training_mode(True)
-    metrics: dict[str, float] = {}
-    for epoch in range(p.epochs):
-        order = generator.permutation(n)
-        totals = {"policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
-        batches = range(0, n, p.batch_size)
-        for start in tqdm(
-            batches,
-            desc=f"imitation epoch {epoch + 1}/{p.epochs}",
-            unit="batch",
-            disable=not progress,
-            leave=False,
-        ):
-            idx = order[start : start + p.batch_size]
-            obs = torch.as_tensor(data["planes"][idx], dtype=torch.float32)
-            obs[:, PLANE_TURN] = torch.as_tensor(data["turns"][idx])[:, None, None]
-            actions = torch.as_tensor(data["actions"][idx])
-            masks = data["masks"][idx]
-            values, log_prob, best = _forward(policy, obs, actions, masks)
-            policy_loss = -log_prob.mean()
-            value_loss = torch.nn.functional.mse_loss(
-                values.flatten(), torch.as_tensor(data["values"][idx])
-            )
-            loss = policy_loss + config.ppo.vf_coef * value_loss
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), config.ppo.max_grad_norm)
-            optimizer.step()
-            k = len(idx)
-            totals["policy_loss"] += policy_loss.item() * k
-            totals["value_loss"] += value_loss.item() * k
-            totals["accuracy"] += (best == actions).float().sum().item()  # before the update
-        metrics = {key: value / n for key, value in totals.items()}
-        print(
-            f"imitation epoch {epoch + 1}/{p.epochs}: policy loss {metrics['policy_loss']:.3f}, "
-            f"value loss {metrics['value_loss']:.3f}, teacher agreement "
-            f"{100 * metrics['accuracy']:.1f}% on {n} samples",
-            flush=True,
-        )
-    policy.set_training_mode(False)
-    return metrics
+    """Behaviour cloning + value regression on ``data`` (:func:`training.imitation.fit`);
+    returns the last epoch's metrics."""
+    return imitation.fit(policy, data, config, progress, observations=_planes)
 
 
 def start_weights(path: str, network: NetworkShape, num_players: int) -> dict[str, torch.Tensor]:
