@@ -19,7 +19,6 @@ from splendor_env.rules.components import (
     HAND_LIMIT,
     LEVEL_CARDS,
     MIN_NOBLE_BONUSES,
-    NOBLE_NEED_PAIRS,
     NOBLE_POINTS,
     NUM_COLOURS,
     NUM_LEVELS,
@@ -30,6 +29,8 @@ from splendor_env.rules.components import (
     TOKEN_LIMIT,
     WIN_POINTS,
     is_deadlock,
+    qualifies,
+    shortfall,
 )
 from splendor_env.rules.moves import (
     BUY,
@@ -247,47 +248,22 @@ class State:
                     out.append(RESERVE_DECK + level)
         tokens = self.tokens[seat]
         bonus = self.bonus[seat]
-        power = [
-            tokens[0] + bonus[0],
-            tokens[1] + bonus[1],
-            tokens[2] + bonus[2],
-            tokens[3] + bonus[3],
-            tokens[4] + bonus[4],
-        ]
         gold = tokens[GOLD]
         for level in range(NUM_LEVELS):
             row = market[level]
             for s, i in _BUY_MARKET[level]:
                 card = row[s]
-                if card:
-                    short = 0
-                    for c, v in CARD_COST_PAIRS[card]:
-                        v -= power[c]
-                        if v > 0:
-                            short += v
-                    if short <= gold:
-                        out.append(i)
+                if card and shortfall(card, tokens, bonus) <= gold:
+                    out.append(i)
         for h, card in enumerate(hand):
-            short = 0
-            for c, v in CARD_COST_PAIRS[card]:
-                v -= power[c]
-                if v > 0:
-                    short += v
-            if short <= gold:
+            if shortfall(card, tokens, bonus) <= gold:
                 out.append(BUY_HAND + h)
         return out or [PASS]
 
     def _qualifying(self, seat: int) -> list[int]:
         """The table nobles whose requirement ``seat``'s bonuses meet (§4.2)."""
         bonus = self.bonus[seat]
-        out = []
-        for x in self.nobles:
-            for c, v in NOBLE_NEED_PAIRS[x]:
-                if bonus[c] < v:
-                    break
-            else:
-                out.append(x)
-        return out
+        return [x for x in self.nobles if qualifies(x, bonus)]
 
     # --- applying a move -------------------------------------------------------------------
 
