@@ -33,14 +33,14 @@ from splendor_env.rules.components import (
     is_deadlock,
     qualifies,
 )
-from splendor_env.rules.moves import MOVE_IDS, MOVE_TEXTS
+from splendor_env.rules.moves import MOVE_IDS
 
 MAIN, RETURN_PHASE, NOBLE_PHASE, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("main", "return", "noble", "over")
 
 
 class InvalidNotationError(ValueError):
-    """Text that is not a valid move, position or view in the notation of §8 and §9."""
+    """Text that is not a valid move or position in the notation of §8."""
 
 
 class IllegalMoveError(ValueError):
@@ -107,11 +107,6 @@ def _move_hint(text: str) -> str:
             return f"; colours are written in the order w b g r k: {'take ' + ordered!r}"
         return "; take names 1 to 3 different colours of w b g r k (never gold y)"
     return ""
-
-
-def move_text(move_id: int) -> str:
-    """The canonical text of a move id ``0..76``."""
-    return MOVE_TEXTS[move_id]
 
 
 # --- positions: format ----------------------------------------------------------------------
