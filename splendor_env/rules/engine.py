@@ -283,11 +283,7 @@ class State:
             tokens[c] += 2
         elif move_id < BUY:
             if move_id < RESERVE_DECK:
-                level, s = divmod(move_id - RESERVE, SLOTS)
-                row = self.market[level]
-                card = row[s]
-                deck = self.decks[level]
-                row[s] = deck.pop() if deck else 0
+                card = self._take_from_market(move_id - RESERVE)
                 self.blind[seat].append(False)
             else:
                 card = self.decks[move_id - RESERVE_DECK].pop()
@@ -298,11 +294,7 @@ class State:
                 tokens[GOLD] += 1
         elif move_id < RETURN:
             if move_id < BUY_HAND:
-                level, s = divmod(move_id - BUY, SLOTS)
-                row = self.market[level]
-                card = row[s]
-                deck = self.decks[level]
-                row[s] = deck.pop() if deck else 0
+                card = self._take_from_market(move_id - BUY)
             else:
                 h = move_id - BUY_HAND
                 card = self.hands[seat].pop(h)
@@ -339,6 +331,16 @@ class State:
             self.phase = RETURN_PHASE
             return
         self._visit(seat)
+
+    def _take_from_market(self, index: int) -> int:
+        """The card of market slot ``index`` (``level * 4 + slot``), which is refilled from
+        its deck or left empty (§3.5)."""
+        level, s = divmod(index, SLOTS)
+        row = self.market[level]
+        card = row[s]
+        deck = self.decks[level]
+        row[s] = deck.pop() if deck else 0
+        return card
 
     def _visit(self, seat: int) -> None:
         """§4.2, then the rest of the turn's end: one qualifying noble visits, several
