@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set up (scripts/setup.sh and Debian's chromium), lint, and run the whole test suite on both
-# cores.
+# Set up (scripts/setup.sh and Debian's chromium), lint, build the documentation site offline in
+# strict mode (a broken link, anchor or API reference fails it), and run the whole test suite on
+# both cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -14,4 +15,5 @@ fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/lint-imports --no-cache  # pyproject.toml's import contract: layers, no upward import
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$(mktemp -d)"
 .venv/bin/python -m pytest -n 2 "$@"
