@@ -14,8 +14,8 @@ from pathlib import Path
 
 from tabletop.agents import Agent, AgentRegistry, Factory, shipped_spec
 
-#: The strongest player shipped for each table size, as measured in the README's "The
-#: strongest players": ``make_agent("best:2p")`` plays it. A spec as ``make_agent`` reads
+#: The strongest player shipped for each table size, as measured in docs/studies/best-players.md
+#: (``make_agent("best:2p")`` plays it). A spec as ``make_agent`` reads
 #: it; checkpoint paths are relative to the working folder or, failing that, to the
 #: repository the package was installed from.
 BEST = {

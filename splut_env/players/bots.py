@@ -42,7 +42,7 @@ level       depth  width  beam  cost per decision (one turn, 2 players)
 ``hard``    3      6      3     about 6 opponent turns and 18 own turns enumerated
 ==========  =====  =====  ====  ======================================================
 
-Measured times per decision are in the README's bot table (``python -m training.evaluate``
+Measured times per decision are in the bot table of docs/players.md (``python -m training.evaluate``
 prints them as ms/step).
 """
 
