@@ -23,7 +23,7 @@ README = (ROOT / "README.md").read_text()
 PAGES = {
     path.relative_to(ROOT).as_posix(): path.read_text()
     for path in sorted((ROOT / "docs").rglob("*.md"))
-    if path.name not in {"SPLUT_RULES.md", "TALAT_RULES.md", "changelog.md"}
+    if not path.name.endswith("_RULES.md") and path.name != "changelog.md"
 }
 TEXTS = {"README.md": README, **PAGES}
 
