@@ -1,6 +1,7 @@
 """MkDocs hooks: the model cards in ``checkpoints/`` and the plots in ``results/`` belong to
 the site too, at the same paths as in the repository, so that pages link and show them
-without copies under ``docs/``; and a game's rules page (``docs/<GAME>_RULES.md``) joins the
+without copies under ``docs/``; the docstrings' Sphinx roles (``:mod:`x` ``) read as plain
+code and their reST tables keep their columns; and a game's rules page (``docs/<GAME>_RULES.md``) joins the
 Games section of the navigation as soon as it lands, even before ``mkdocs.yml`` lists it."""
 
 from __future__ import annotations
@@ -36,3 +37,12 @@ def on_files(files: Files, config) -> Files:
                 )
             )
     return files
+
+
+ROLE = re.compile(r":(?:mod|class|func|meth|attr|data|exc|obj):(<code>)~?")
+RST_TABLE = re.compile(r"<p>(=+ +=+\n.*?)</p>", flags=re.S)
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    html = ROLE.sub(r"\1", html)
+    return RST_TABLE.sub(lambda m: f"<pre>{m.group(1)}</pre>", html)
