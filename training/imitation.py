@@ -34,6 +34,10 @@ from tqdm import tqdm
 
 from tabletop.games import Game, get_game
 from tabletop.network import PolicyAgent
+from training.threads import ThreadTuner
+
+#: Minibatches timed together when :func:`fit` chooses its thread count.
+TUNED_BATCHES = 16
 
 #: What a forked worker needs: (game name, players, teacher, explore, gamma, max_turns,
 #: seed, student policy or None).
@@ -159,16 +163,25 @@ def fit(
     generator = np.random.default_rng(config.seed)
     policy.set_training_mode(True)
     metrics: dict[str, float] = {}
+    # Thread counts chosen by timing, as in self-play (training.threads), so that the fit
+    # slows in proportion when another process takes a core.
+    threads = torch.get_num_threads()
+    tuner = ThreadTuner(threads, tune=getattr(config, "thread_policy", "auto") == "auto")
     for epoch in range(p.epochs):
         order = generator.permutation(n)
         totals = {"policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
-        for start in tqdm(
-            range(0, n, p.batch_size),
-            desc=f"imitation epoch {epoch + 1}/{p.epochs}",
-            unit="batch",
-            disable=not progress,
-            leave=False,
+        for batch, start in enumerate(
+            tqdm(
+                range(0, n, p.batch_size),
+                desc=f"imitation epoch {epoch + 1}/{p.epochs}",
+                unit="batch",
+                disable=not progress,
+                leave=False,
+            )
         ):
+            if batch % TUNED_BATCHES == 0:
+                tuner.stop(TUNED_BATCHES)  # the last group of batches, if any
+                tuner.start("fit")
             idx = order[start : start + p.batch_size]
             obs = observations(data, idx)
             actions = torch.as_tensor(data["actions"][idx])
@@ -186,6 +199,7 @@ def fit(
             totals["policy_loss"] += policy_loss.item() * k
             totals["value_loss"] += value_loss.item() * k
             totals["accuracy"] += (best == actions).float().sum().item()
+        tuner.stop(batch % TUNED_BATCHES + 1)
         metrics = {key: value / n for key, value in totals.items()}
         print(
             f"imitation epoch {epoch + 1}/{p.epochs}: policy loss {metrics['policy_loss']:.3f}, "
@@ -194,6 +208,7 @@ def fit(
             flush=True,
         )
     policy.set_training_mode(False)
+    torch.set_num_threads(threads)
     return metrics
 
 
