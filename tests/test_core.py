@@ -134,7 +134,7 @@ def test_budgets_take_ascii_digits_only():
 
 
 def test_configs_name_their_game(tmp_path):
-    assert load_config(ROOT / "configs" / "default.yaml").game == "splut"
+    assert load_config(ROOT / "configs" / "splut" / "default.yaml").game == "splut"
     for path in sorted((ROOT / "configs" / "talat").glob("*.yaml")):
         assert load_config(path).game == "talat", path
     with pytest.raises(ConfigError, match="game: unknown game 'chess'"):

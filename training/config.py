@@ -132,7 +132,7 @@ class EvalConfig:
     """Random opening steps of each pair of evaluation games (``training.evaluate
     --openings``); 0: every game from the start position."""
     ladder: dict[str, float] = field(default_factory=dict)
-    """Fixed Elo ratings of some of ``bots`` (the README's 2-player ladder): each evaluation
+    """Fixed Elo ratings of some of ``bots`` (the 2-player ladder of docs/studies/ladder-2p.md): each evaluation
     also rates the learner on that scale from its results against them."""
 
 
@@ -351,7 +351,7 @@ class ExItEvalConfig:
     openings: int = 2
     bots: list[str] = field(default_factory=lambda: ["greedy", "search:medium", "search:hard"])
     ladder: dict[str, float] = field(default_factory=dict)
-    """The bots' fixed Elo ratings (the README's ladder): the network gets a rating on the
+    """The bots' fixed Elo ratings (the ladder of docs/studies/ladder-2p.md): the network gets a rating on the
     same scale from its results against them (bots missing here are left out of it)."""
 
 
