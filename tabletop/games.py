@@ -25,6 +25,7 @@ from tabletop.match import GameRecord, play_game
 KNOWN: dict[str, str] = {
     "splut": "splut_env.game:GAME",
     "talat": "talat_env.game:GAME",
+    "splendor": "splendor_env.game:GAME",
 }
 _LOADED: dict[str, Game] = {}
 #: The game of a config, player file or command line that names none.
