@@ -32,7 +32,7 @@ RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
 def card_label(card: int) -> str:
-    """``"71 k4 w3r3b6k0"``-style text of a card: id, bonus colour and points, cost."""
+    """``"1 w0 (r2k1)"``-style text of a card: its id, bonus colour and points, cost."""
     cost = "".join(f"{COLOURS[c]}{v}" for c, v in enumerate(CARD_COST[card]) if v) or "free"
     return f"{card} {COLOURS[CARD_BONUS[card]]}{CARD_POINTS[card]} ({cost})"
 
