@@ -13,7 +13,8 @@ determinisations. Iteration ``i`` copies determinisation ``i mod determinisation
 descends the tree choosing, among the moves legal in that copy, the one of highest
 ``mean + EXPLORATION * sqrt(ln(available) / visits)``, where ``mean`` is the mean chance to
 win of the player who made the move and ``available`` counts the iterations in which the
-move was legal. At the first move not yet in the tree it adds it, then plays ``rollout``
+move was legal. At the first move not yet in the tree it adds it (at a new node the greedy
+policy's move first, then the others in random order), then plays ``rollout``
 moves of the greedy policy (:func:`~splendor_env.players.bots.greedy_move`; one in
 :data:`EPSILON` is random instead) and scores the position for every seat with
 :func:`~splendor_env.players.bots.win_chances` (the rules' result once the game is over),
@@ -130,7 +131,9 @@ class SearchAgent(Agent):
             children = node.children
             fresh = [m for m in legal if m not in children]
             if fresh:
-                move = fresh[rng.randrange(len(fresh))] if len(fresh) > 1 else fresh[0]
+                move = greedy_move(state) if not children else -1
+                if move not in fresh:
+                    move = fresh[rng.randrange(len(fresh))] if len(fresh) > 1 else fresh[0]
                 child = children[move] = _Node(state.to_move)
                 for m in legal:
                     if m in children:
