@@ -12,6 +12,7 @@ from tabletop.play.view import View
 
 #: The views of the games of this distribution: game name → entry point.
 VIEWS: dict[str, str] = {
+    "splendor": "splendor_env.play.view:VIEW",
     "splut": "splut_env.play.view:VIEW",
     "talat": "talat_env.play.view:VIEW",
 }
