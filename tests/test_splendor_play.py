@@ -306,6 +306,10 @@ def test_web_games_moves_and_the_log_once_over(client):
     url = f"/api/games/{view['id']}"
     res = client.post(url + "/move", json={"move": "return w", "ply": 0})
     assert res.status_code == 422 and "illegal move 'return w'" in res.json()["detail"]
+    res = client.post(url + "/move", json={"move": "buy 3.0", "ply": 0})
+    detail = res.json()["detail"]  # the position quoted as the human's seat sees it
+    assert res.status_code == 422 and f"in position {view['position']!r}: card " in detail
+    assert "/#36 L2:" in view["position"]
     view = client.post(url + "/move", json={"move": "take wbg", "ply": 0}).json()
     assert view["ply"] == 1 and view["players"][0]["tokens"]["w"] == 1
     res = client.get(url + "/log")

@@ -6,14 +6,17 @@ market with the deck sizes, the supply and every player's tableau drawn by
 by clicking them (a deck to reserve its top card, a card of one's own hand to buy it),
 tokens over 10 returned and a noble chosen by clicking, hints and undo.
 
-The page shows what the human's seat may see (:mod:`splendor_env.play.view`); the log of a
-game, whose start position holds the decks' order, is given only once the game is over.
-See :mod:`tabletop.play.web` for the checks and the JSON API.
+The page shows what the human's seat may see (:mod:`splendor_env.play.view`), and so do
+the server's answers: a refused move's message quotes the position as that seat sees it,
+and the log of a game, whose start position holds the decks' order, is given only once the
+game is over. See :mod:`tabletop.play.web` for the checks and the JSON API.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, HTTPException
@@ -22,10 +25,14 @@ from fastapi.routing import APIRoute
 
 from splendor_env.play.view import VIEW
 from tabletop.cli import int_range
+from tabletop.play.web import MoveRequest
 from tabletop.play.web import create_app as _create_app
 
 _LOG = "/api/games/{gid}/log"
 _GAME = "/api/games/{gid}"
+_MOVES = ("/api/games/{gid}/move", "/api/games/{gid}/step")
+#: A position quoted in a rules error: the full text, decks and hands included.
+_QUOTED_POSITION = re.compile(r"in position '[^']*'")
 
 
 def create_app(
@@ -35,15 +42,17 @@ def create_app(
     checked once here; ``hint``: the agent asked for hints (default: the first agent at the
     table, else ``search:easy``)."""
     app = _create_app(VIEW, checkpoints, max_games=max_games, hint=hint)
-    _log_after_the_end(app)
+    routes = {r.path: r for r in app.router.routes if isinstance(r, APIRoute)}
+    game_view = routes[_GAME].endpoint
+    for route in (routes[_LOG], *(routes[path] for path in _MOVES)):
+        app.router.routes.remove(route)
+    _log_after_the_end(app, game_view, routes[_LOG].endpoint)
+    _refusals_in_view(app, game_view, routes[_MOVES[0]].endpoint)
     return app
 
 
-def _log_after_the_end(app: FastAPI) -> None:
-    """Replace the log route with one that refuses (409) while the game runs."""
-    routes = {r.path: r for r in app.router.routes if isinstance(r, APIRoute)}
-    game_view, full_log = routes[_GAME].endpoint, routes[_LOG].endpoint
-    app.router.routes.remove(routes[_LOG])
+def _log_after_the_end(app: FastAPI, game_view: Callable, full_log: Callable) -> None:
+    """The log route, refusing (409) while the game runs."""
 
     @app.get(_LOG)
     def log(gid: str) -> PlainTextResponse:
@@ -55,6 +64,22 @@ def _log_after_the_end(app: FastAPI) -> None:
                 "decks' order",
             )
         return full_log(gid)
+
+
+def _refusals_in_view(app: FastAPI, game_view: Callable, human_move: Callable) -> None:
+    """The move routes, whose refusals quote the position as the page shows it (the
+    observer's view) instead of the full position that the rules' message quotes."""
+
+    @app.post(_MOVES[0])
+    @app.post(_MOVES[1])
+    def move(gid: str, req: MoveRequest) -> dict[str, Any]:
+        seen = game_view(gid)["position"]
+        try:
+            return human_move(gid, req)
+        except HTTPException as err:
+            if err.status_code == 422 and isinstance(err.detail, str):
+                err.detail = _QUOTED_POSITION.sub(f"in position {seen!r}", err.detail)
+            raise
 
 
 def main(argv: list[str] | None = None) -> None:
