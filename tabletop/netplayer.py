@@ -4,6 +4,13 @@ is :mod:`tabletop.playerfile` (JSON + safetensors, no pickle, the game named); o
 this checks the game's observation and action layout, the table size and the network's
 shape, so a crafted or foreign file is refused with a message naming it. Needs the
 ``[train]`` extra.
+
+A file's ``network`` object describes one of two kinds (:data:`NETWORK_KINDS`): a
+``planes`` network (:class:`~tabletop.network.PlanesNet`: ``channels``, ``blocks``,
+``features_dim``, ``value_hidden`` and an optional ``policy_head``; a file without a
+``kind`` key is one) or an ``mlp`` (:class:`~tabletop.network.MLPNet`: ``{"kind": "mlp",
+"hidden": [...], "value_hidden": [...]}``). A game's :class:`Layout` says which kinds its
+files may hold.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from tabletop.network import (
     POLICY_HEADS,
     PolicyAgent,
     build_policy,
+    mlp_policy_kwargs,
     planes_policy_kwargs,
     policy_weights,
 )
@@ -37,7 +45,18 @@ from tabletop.playerfile import (
 FORMAT_VERSION = 2
 #: Bounds on the network read from a file, so that a crafted one cannot ask for an absurd
 #: amount of memory.
-LIMITS = {"channels": 256, "blocks": 32, "features_dim": 2048, "value_hidden": 2048}
+LIMITS = {
+    "channels": 256,
+    "blocks": 32,
+    "features_dim": 2048,
+    "value_hidden": 2048,
+    "hidden": 2048,
+}
+#: The network kinds a file may describe (see the module doc).
+NETWORK_KINDS = ("planes", "mlp")
+#: The most hidden layers of an ``mlp`` network, and of any value head.
+MAX_HIDDEN_LAYERS = 8
+MAX_VALUE_LAYERS = 4
 
 
 @dataclass(frozen=True)
@@ -45,7 +64,7 @@ class Layout:
     """What a game's network files must match: its name, layout version, observation shape,
     action count and table sizes; and, for the ``steps`` policy head, where each action is
     played (:class:`tabletop.network.StepScores`' ``action_pixels``; ``None``: the game
-    offers only the ``linear`` head)."""
+    offers only the ``linear`` head); and the network kinds its files may hold."""
 
     game: str
     version: int
@@ -53,21 +72,35 @@ class Layout:
     num_actions: int
     player_counts: tuple[int, ...]
     action_pixels: tuple[int, ...] | None = None
+    kinds: tuple[str, ...] = ("planes",)
 
 
 @dataclass(frozen=True)
 class Shape:
-    """A :class:`~tabletop.network.PlanesNet` policy's sizes and policy head."""
+    """A policy's network: a ``planes`` :class:`~tabletop.network.PlanesNet`'s sizes and
+    policy head, or (``kind="mlp"``) an :class:`~tabletop.network.MLPNet`'s ``hidden``
+    layers (``channels``, ``blocks``, ``features_dim`` and ``policy_head`` unused); either
+    with a value head of ``value_hidden`` layers."""
 
     channels: int = 32
     blocks: int = 3
     features_dim: int = 256
     value_hidden: tuple[int, ...] = (64,)
     policy_head: str = "linear"
+    kind: str = "planes"
+    hidden: tuple[int, ...] = ()
 
     def policy_kwargs(self, action_pixels: tuple[int, ...] | None = None) -> dict[str, Any]:
         """The policy's keyword arguments; the ``steps`` head needs the game's
         ``action_pixels``."""
+        if self.kind == "mlp":
+            if not self.hidden:
+                raise ValueError("an 'mlp' network needs at least one hidden layer")
+            return mlp_policy_kwargs(tuple(self.hidden), tuple(self.value_hidden))
+        if self.kind != "planes":
+            raise ValueError(
+                f"network kind must be one of {list(NETWORK_KINDS)}, got {self.kind!r}"
+            )
         if self.policy_head == "steps" and action_pixels is None:
             raise ValueError("the 'steps' policy head needs the game's action_pixels table")
         return planes_policy_kwargs(
@@ -79,6 +112,12 @@ class Shape:
         )
 
     def to_json(self) -> dict[str, Any]:
+        if self.kind == "mlp":
+            return {
+                "kind": "mlp",
+                "hidden": list(self.hidden),
+                "value_hidden": list(self.value_hidden),
+            }
         out: dict[str, Any] = {
             "channels": self.channels,
             "blocks": self.blocks,
@@ -94,8 +133,45 @@ def _whole(value: Any) -> bool:
     return type(value) is int
 
 
+def _sizes(data: dict[str, Any], name: str, most: int, where: str) -> tuple[int, ...]:
+    """``data[name]``: a list of at most ``most`` layer sizes, each from 1 to its limit."""
+    sizes = data[name]
+    if not isinstance(sizes, list) or len(sizes) > most:
+        raise PlayerFileError(f"{where}: network.{name} must be a list of at most {most} sizes")
+    for value in sizes:
+        if not _whole(value) or not 1 <= value <= LIMITS[name]:
+            raise PlayerFileError(
+                f"{where}: network.{name} must be a whole number from 1 to {LIMITS[name]}, "
+                f"got {str(value)[:40]!r}"
+            )
+    return tuple(sizes)
+
+
+def _mlp_from_json(data: dict[str, Any], where: str) -> Shape:
+    if set(data) != {"kind", "hidden", "value_hidden"}:
+        raise PlayerFileError(
+            f"{where}: an 'mlp' network must be an object with kind, hidden and value_hidden, "
+            f"got {str(data)[:80]!r}"
+        )
+    hidden = _sizes(data, "hidden", MAX_HIDDEN_LAYERS, where)
+    if not hidden:
+        raise PlayerFileError(f"{where}: network.hidden must list at least one layer size")
+    value_hidden = _sizes(data, "value_hidden", MAX_VALUE_LAYERS, where)
+    return Shape(value_hidden=value_hidden, kind="mlp", hidden=hidden)
+
+
 def shape_from_json(data: Any, where: str) -> Shape:
     """The network shape in a file's metadata, checked; raises :class:`PlayerFileError`."""
+    if isinstance(data, dict) and "kind" in data:
+        kind = data["kind"]
+        if kind not in NETWORK_KINDS:
+            raise PlayerFileError(
+                f"{where}: network.kind must be one of {list(NETWORK_KINDS)}, got "
+                f"{str(kind)[:40]!r}"
+            )
+        if kind == "mlp":
+            return _mlp_from_json(data, where)
+        data = {k: v for k, v in data.items() if k != "kind"}
     keys = {"channels", "blocks", "features_dim", "value_hidden"}
     if not isinstance(data, dict) or set(data) - {"policy_head", "inputs"} != keys:
         raise PlayerFileError(
@@ -175,6 +251,7 @@ def check_meta(meta: dict[str, Any], layout: Layout, where: str) -> dict[str, An
             f"{str(meta.get('format_version'))[:20]!r}; expected {PLAYER_FORMAT!r} version "
             f"{FORMAT_VERSION}"
         )
+    inputs = "planes" if "planes" in layout.kinds else "features"
     if (
         meta.get("layout_version") != layout.version
         or meta.get("num_actions") != layout.num_actions
@@ -183,7 +260,7 @@ def check_meta(meta: dict[str, Any], layout: Layout, where: str) -> dict[str, An
         raise PlayerFileError(
             f"{where} was trained on observation/action layout "
             f"{str(meta.get('layout_version'))[:20]!r}; this version of {layout.game} uses "
-            f"layout {layout.version} ({layout.num_actions} actions, planes "
+            f"layout {layout.version} ({layout.num_actions} actions, {inputs} "
             f"{list(layout.obs_shape)})"
         )
     players = meta.get("num_players")
@@ -231,6 +308,11 @@ def load_player(path: str | Path, layout: Layout) -> NetworkPlayer:
     members = read_members(path, layout.game)
     meta = check_meta(parse_meta(members["meta"], layout.game, where), layout, where)
     shape = shape_from_json(meta.get("network"), where)
+    if shape.kind not in layout.kinds:
+        raise PlayerFileError(
+            f"{where} holds a network of kind {shape.kind!r}; {layout.game} networks are of kind "
+            f"{' or '.join(repr(k) for k in layout.kinds)}"
+        )
     if shape.policy_head == "steps" and layout.action_pixels is None:
         raise PlayerFileError(f"{where}: {layout.game} networks have no 'steps' policy head")
     kwargs = shape.policy_kwargs(layout.action_pixels)

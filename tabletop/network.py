@@ -1,6 +1,7 @@
-"""A board network for any game whose observation is a stack of planes ``[C, H, W]`` with a
-fixed ``Discrete`` action space, and the player over such a policy. Needs the ``[train]``
-extra (torch, stable-baselines3, sb3-contrib).
+"""Networks for any game with a fixed ``Discrete`` action space, whose observation is a stack
+of planes ``[C, H, W]`` (:class:`PlanesNet`) or a feature vector (:class:`MLPNet`), and the
+player over such a policy. Needs the ``[train]`` extra (torch, stable-baselines3,
+sb3-contrib).
 
 :class:`PlanesNet` is a residual tower (a 3×3 convolution to ``channels``, ``blocks`` blocks
 of two 3×3 convolutions, a linear layer to ``features_dim``) shared by the policy and value
@@ -14,6 +15,15 @@ a game that can say, for each action, on which pixel of its planes it is played 
 a few kinds of action it is (its ``action_pixels`` table) lets one 1×1 convolution judge an
 action the same way wherever it is played, which a linear layer has to learn square by
 square.
+
+:class:`MLPNet` is a stack of fully connected layers over a feature vector (a game such as
+Splendor, whose observation already says, per card slot, what the card costs the observer
+and who can buy it). It is used rather than a set encoder over the cards because each slot
+of such a vector has a fixed meaning (a market row, a hand slot, a relative player), which a
+set encoder would have to relearn from extra tags, and because a few dense layers keep
+inference and the PPO update cheap on a CPU. :func:`mlp_policy_kwargs` makes its policy
+kwargs; its policies are :class:`PlanesPolicy` too (with the ``linear`` head, exactly the
+parent class).
 """
 
 from __future__ import annotations
@@ -96,6 +106,25 @@ class PlanesNet(BaseFeaturesExtractor):
         return torch.cat([self.steps(x), self.head(x)], dim=1)
 
 
+class MLPNet(BaseFeaturesExtractor):
+    """Fully connected layers of ``hidden`` units (each a linear layer and a ReLU) over the
+    flattened observation; the features are the last layer's (see the module doc)."""
+
+    def __init__(self, observation_space: spaces.Box, hidden: tuple[int, ...] = (256, 256)) -> None:
+        if not hidden:
+            raise ValueError("an MLPNet needs at least one hidden layer")
+        super().__init__(observation_space, hidden[-1])
+        layers: list[nn.Module] = [nn.Flatten()]
+        width = int(np.prod(observation_space.shape))
+        for size in hidden:
+            layers += [nn.Linear(width, size), nn.ReLU()]
+            width = size
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.layers(observations)
+
+
 class StepLogits(nn.Module):
     """The ``steps`` policy head: :class:`StepScores`' scores (the first ``num_actions``
     features) plus one learnt bias per action."""
@@ -151,6 +180,17 @@ def planes_policy_kwargs(
     return {
         "features_extractor_class": PlanesNet,
         "features_extractor_kwargs": extractor,
+        "net_arch": {"pi": [], "vf": list(value_hidden)},
+    }
+
+
+def mlp_policy_kwargs(hidden: tuple[int, ...], value_hidden: tuple[int, ...]) -> dict[str, Any]:
+    """``MaskablePPO``'s ``policy_kwargs`` for a :class:`PlanesPolicy` over an :class:`MLPNet`
+    of ``hidden`` layers: the ``linear`` policy head over its features and a value head with
+    ``value_hidden`` layers."""
+    return {
+        "features_extractor_class": MLPNet,
+        "features_extractor_kwargs": {"hidden": tuple(hidden)},
         "net_arch": {"pi": [], "vf": list(value_hidden)},
     }
 
