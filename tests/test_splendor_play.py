@@ -71,8 +71,9 @@ def test_moves_are_read_in_any_case_and_bad_ones_are_refused_without_change():
     session = Session(VIEW, ["human", "random"], start=START, seed=1)
     with pytest.raises(rules.InvalidNotationError, match="'take w-b'"):
         session.play("take w-b")
-    with pytest.raises(rules.IllegalMoveError, match=r"illegal move 'buy 3\.0'.*lacks"):
+    with pytest.raises(rules.IllegalMoveError, match=r"illegal move 'buy 3\.0'.*lacks") as err:
         session.play("buy 3.0")
+    assert "/#36 L2:" in str(err.value) and START not in str(err.value)
     with pytest.raises(rules.IllegalMoveError, match="illegal move 'return w'"):
         session.play("return w")
     assert session.moves == [] and rules.to_text(session.state) == START
@@ -112,7 +113,7 @@ def test_a_noble_choice_and_token_returns_in_the_session():
     )
     session.play("buy 1.0")
     assert session.legal_moves() == ["noble 6", "noble 7"]
-    assert VIEW.turn_text(session) == "turn 23 (round 12): choose a noble"
+    assert VIEW.turn_text(session) == "turn 22 (round 12): choose a noble"
     assert VIEW.move_json(session.state, "noble 7") == {
         "text": "noble 7", "kind": "noble", "noble": 7,
         "words": "choose noble 7 (needs bonuses b3g3r3): 3 points",
@@ -122,13 +123,13 @@ def test_a_noble_choice_and_token_returns_in_the_session():
     taken = next(m for m in session.legal_moves() if m.startswith("take ") and len(m) == 8)
     assert VIEW.describe(session.state, taken).endswith(", then return 2 (over 10)")
     session.play(taken)
-    assert VIEW.turn_text(session) == "turn 25 (round 13): return 2 token(s), one at a time"
+    assert VIEW.turn_text(session) == "turn 24 (round 13): return 2 token(s), one at a time"
     assert VIEW.move_json(session.state, "return y")["token"] == "y"
     session.play("return y")
     session.play("RETURN B")
     assert session.to_move() == 1 and sum(session.state.tokens[0]) == 10
     assert session.undo() == ["return b"] and session.state.phase == 1
-    assert "noble 7 visited P0 in turn 23" in VIEW.notes(session)
+    assert "noble 7 visited P0 in turn 22" in VIEW.notes(session)
 
 
 def test_undo_and_hint():
@@ -243,6 +244,8 @@ def test_terminal_typos_illegal_moves_undo_and_hint(tmp_path):
     )
     assert "invalid move 'zz'" in text
     assert "illegal move 'buy 3.0'" in text and "lacks" in text
+    seen = rules.view_text(rules.from_text(START), 0)  # the refusal quotes P0's view only
+    assert f"in position '{seen}': card " in text and START not in text
     assert "No move number 99: choose 1 to 30." in text
     assert "undo        take back your last move" in text and "take wbg, take2 r" in text
     assert re.search(r"Hint: \S.*  \(", text)

@@ -53,6 +53,7 @@ from splendor_env.rules.moves import (
     TAKE_COLOURS,
 )
 from splendor_env.rules.notation import MAIN, NOBLE_PHASE, PHASE_NAMES, RETURN_PHASE
+from tabletop.games import Game, get_game
 from tabletop.play.view import View
 
 if TYPE_CHECKING:
@@ -74,6 +75,31 @@ _ANSI = {
 _ANSI_RESET = "\x1b[0m"
 _GEM = re.compile(r"(?<![A-Za-z#?\d])([wbgrky])(\d+)\b")
 _DECK = re.compile(r"\b(L[123]:[^/ ]+)/[^ ]+")
+#: A position quoted in a rules error: the full text, decks and hands included.
+_QUOTED_POSITION = re.compile(r"in position '[^']*'")
+
+
+class PlayedGame:
+    """Splendor's descriptor as the play shells use it (:attr:`SplendorView.game`): the
+    same in everything but :meth:`play`, whose refusal quotes the position as the player to
+    move sees it (its view text) instead of the full position the rules quote, decks and
+    hands included."""
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+    def play(self, state: State, move: str) -> State:
+        """The state after ``move``; an :class:`IllegalMoveError` quotes the mover's view."""
+        try:
+            return self._game.play(state, move)
+        except IllegalMoveError as err:
+            seen = rules.view_text(state, state.to_move)
+            raise IllegalMoveError(
+                _QUOTED_POSITION.sub(f"in position {seen!r}", str(err))
+            ) from None
 
 
 def observer(session: Session) -> int | None:
@@ -185,6 +211,11 @@ class SplendorView(View):
         round is played out; most points wins, then fewest bought cards. Other players'
         reserved cards show only their backs. The full rules are in the project's
         <code>SPLENDOR_RULES.md</code>.</p>"""
+
+    @property
+    def game(self) -> Game:
+        """The descriptor, refusing moves without showing hidden cards (:class:`PlayedGame`)."""
+        return PlayedGame(get_game(self.name))  # type: ignore[return-value]
 
     def seat_colours(self, num_players: int) -> list[str]:
         return list(SEAT_COLOURS[:num_players])
@@ -327,7 +358,7 @@ class SplendorView(View):
     def turn_text(self, session: Session) -> str:
         state: State = session.state
         n = state.num_players
-        words = f"turn {state.turn + 1} (round {state.turn // n + 1})"
+        words = f"turn {state.turn} (round {state.turn // n + 1})"
         if state.final:
             words += ", final round"
         seat = state.to_move
@@ -353,9 +384,9 @@ class SplendorView(View):
             before, after = states[k - 1], states[k]
             for p in range(after.num_players):
                 for noble in sorted(set(after.owned[p]) - set(before.owned[p])):
-                    lines.append(f"noble {noble} visited P{p} in turn {before.turn + 1}")
+                    lines.append(f"noble {noble} visited P{p} in turn {before.turn}")
             if after.final and not before.final:
-                lines.append(f"P{before.to_move} triggered the end in turn {before.turn + 1}")
+                lines.append(f"P{before.to_move} triggered the end in turn {before.turn}")
         return lines
 
     # --- the page ----------------------------------------------------------------------------

@@ -7,15 +7,14 @@ by clicking them (a deck to reserve its top card, a card of one's own hand to bu
 tokens over 10 returned and a noble chosen by clicking, hints and undo.
 
 The page shows what the human's seat may see (:mod:`splendor_env.play.view`), and so do
-the server's answers: a refused move's message quotes the position as that seat sees it,
-and the log of a game, whose start position holds the decks' order, is given only once the
-game is over. See :mod:`tabletop.play.web` for the checks and the JSON API.
+the server's answers: a refused move's message quotes the position as that seat sees it
+(:class:`~splendor_env.play.view.PlayedGame`), and the log of a game, whose start position
+holds the decks' order, is given only once the game is over. See :mod:`tabletop.play.web` for the checks and the JSON API.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -25,14 +24,10 @@ from fastapi.routing import APIRoute
 
 from splendor_env.play.view import VIEW
 from tabletop.cli import int_range
-from tabletop.play.web import MoveRequest
 from tabletop.play.web import create_app as _create_app
 
 _LOG = "/api/games/{gid}/log"
 _GAME = "/api/games/{gid}"
-_MOVES = ("/api/games/{gid}/move", "/api/games/{gid}/step")
-#: A position quoted in a rules error: the full text, decks and hands included.
-_QUOTED_POSITION = re.compile(r"in position '[^']*'")
 
 
 def create_app(
@@ -44,10 +39,8 @@ def create_app(
     app = _create_app(VIEW, checkpoints, max_games=max_games, hint=hint)
     routes = {r.path: r for r in app.router.routes if isinstance(r, APIRoute)}
     game_view = routes[_GAME].endpoint
-    for route in (routes[_LOG], *(routes[path] for path in _MOVES)):
-        app.router.routes.remove(route)
+    app.router.routes.remove(routes[_LOG])
     _log_after_the_end(app, game_view, routes[_LOG].endpoint)
-    _refusals_in_view(app, game_view, routes[_MOVES[0]].endpoint)
     return app
 
 
@@ -64,22 +57,6 @@ def _log_after_the_end(app: FastAPI, game_view: Callable, full_log: Callable) ->
                 "decks' order",
             )
         return full_log(gid)
-
-
-def _refusals_in_view(app: FastAPI, game_view: Callable, human_move: Callable) -> None:
-    """The move routes, whose refusals quote the position as the page shows it (the
-    observer's view) instead of the full position that the rules' message quotes."""
-
-    @app.post(_MOVES[0])
-    @app.post(_MOVES[1])
-    def move(gid: str, req: MoveRequest) -> dict[str, Any]:
-        seen = game_view(gid)["position"]
-        try:
-            return human_move(gid, req)
-        except HTTPException as err:
-            if err.status_code == 422 and isinstance(err.detail, str):
-                err.detail = _QUOTED_POSITION.sub(f"in position {seen!r}", err.detail)
-            raise
 
 
 def main(argv: list[str] | None = None) -> None:
