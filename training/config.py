@@ -154,7 +154,8 @@ class RunConfig:
     name: str = "run"
     """Names the run folder: ``runs/<name>__seed<seed>__<time>``."""
     game: str = "splut"
-    """The game: ``splut`` or ``talat`` (a config without the key trains Splut!)."""
+    """The game: ``splut``, ``talat`` or ``splendor`` (a config without the key trains
+    Splut!)."""
     num_players: int = 2
     max_turns: int = 200
     seed: int = 0

@@ -20,6 +20,7 @@ from tabletop.agents import Agent, load_entry_point
 KITS: dict[str, str] = {
     "splut": "training.splut_kit:KIT",
     "talat": "training.talat_kit:KIT",
+    "splendor": "training.splendor_kit:KIT",
 }
 
 
