@@ -1,6 +1,7 @@
 """The game-log format, the same for every game: one game per line, ``<start position> |
-<moves>`` (the game's position and move notations, moves space-separated); lines starting
-with ``#`` are comments. The play sessions save and load it, :mod:`tabletop.evaluate` writes
+<moves>`` (the game's position and move notations; moves separated by spaces, or by ``;``
+in a game whose moves hold spaces, such as Splendor's ``take2 w``); lines starting with
+``#`` are comments. The play sessions save and load it, :mod:`tabletop.evaluate` writes
 it (each game after a :class:`GameHead` comment naming its table and result) and
 ``training.replay`` plays it back.
 """
@@ -27,9 +28,22 @@ def log_header(game: Game) -> str:
     return game.log_header
 
 
+#: Separates the moves of a game whose moves hold spaces.
+MOVE_SEPARATOR = "; "
+
+
 def log_line(start_spn: str, steps: Sequence[str]) -> str:
-    """One game of a log: ``<start SPN> | <steps>``."""
-    return f"{start_spn} | {' '.join(steps)}"
+    """One game of a log: ``<start SPN> | <steps>`` (steps joined by spaces, or by ``; `` when
+    one of them holds a space)."""
+    joiner = MOVE_SEPARATOR if any(" " in step for step in steps) else " "
+    return f"{start_spn} | {joiner.join(steps)}"
+
+
+def split_moves(text: str) -> list[str]:
+    """The moves of a log line's ``<steps>`` part (see :func:`log_line`)."""
+    if ";" in text:
+        return [move.strip() for move in text.split(";") if move.strip()]
+    return text.split()
 
 
 def read_games(path: str | Path) -> list[tuple[str, list[str]]]:
@@ -98,7 +112,7 @@ def _lines(text: str, where: str) -> Iterator[tuple[int, GameHead | None, str, l
         if "|" not in line:
             raise ValueError(f"{where}:{n}: expected '<start SPN> | <steps>', got {line[:80]!r}")
         spn, steps = line.split("|", 1)
-        yield n, head, spn.strip(), steps.split()
+        yield n, head, spn.strip(), split_moves(steps)
         head = None
 
 
