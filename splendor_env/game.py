@@ -1,16 +1,16 @@
 """Splendor as the core sees it: the :class:`~tabletop.games.Game` that registers it
 (``tabletop.games.get_game("splendor")``).
 
-Splendor has chance: a start is a shuffle. :meth:`Splendor.initial_state` draws one from the
-descriptor's own generator; a match given a seed (:meth:`Splendor.play_game`) and
-:meth:`Splendor.random_opening` shuffle from that seed or generator instead, so seeded
-matches and evaluations replay exactly.
+Splendor has chance (:attr:`~tabletop.games.Game.chance`): a start is a shuffle.
+:meth:`Splendor.initial_state` deals it from the seed it is given (the core's matches, vector
+environments, warm starts and RLlib environments pass one drawn from their own seeds), or
+from the descriptor's own generator without one; :meth:`Splendor.random_opening` shuffles
+from its ``rng``. Seeded matches, evaluations and training runs so replay exactly.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -20,9 +20,8 @@ from splendor_env.encoding import NUM_ACTIONS, OBS_SHAPE, action_mask, checked_m
 from splendor_env.players import PLAYERS
 from splendor_env.rules import State
 from splendor_env.rules.components import ROUND_CAP, WIN_POINTS
-from tabletop.agents import Agent, AgentRegistry
+from tabletop.agents import AgentRegistry
 from tabletop.games import Game
-from tabletop.match import GameRecord, play_game
 
 #: The rules end every game by 100 rounds (§6), 400 turns at 4 players, so a match's cap
 #: never cuts one.
@@ -33,6 +32,7 @@ class Splendor(Game):
     """Splendor for 2, 3 or 4 players; seats ``P0`` … in turn order, ``P0`` starts."""
 
     name = "splendor"
+    chance = True
     title = "Splendor"
     player_counts = (2, 3, 4)
     rules_module = "splendor_env.rules"
@@ -50,9 +50,10 @@ class Splendor(Game):
     def players(self) -> AgentRegistry:
         return PLAYERS
 
-    def initial_state(self, num_players: int) -> State:
-        """A start shuffled from the descriptor's generator (a different one each call)."""
-        return rules.initial_state(num_players, self._rng)
+    def initial_state(self, num_players: int, seed: int | None = None) -> State:
+        """A start shuffled from ``seed`` (``None``: from the descriptor's generator, a
+        different one each call)."""
+        return rules.initial_state(num_players, self._rng if seed is None else seed)
 
     def from_text(self, text: str) -> State:
         return rules.from_text(text)
@@ -111,19 +112,6 @@ class Splendor(Game):
         points = state.points
         margin = points[player] - max(v for k, v in enumerate(points) if k != player)
         return max(-1.0, min(1.0, margin / WIN_POINTS))
-
-    def play_game(
-        self,
-        agents: Sequence[Agent],
-        seed: int | None = None,
-        max_turns: int | None = None,
-        start: str | None = None,
-    ) -> GameRecord:
-        """One whole game (:func:`tabletop.match.play_game`); without ``start`` and with a
-        ``seed``, the start is shuffled from ``random.Random(seed)``."""
-        if start is None and seed is not None:
-            start = rules.initial_text(self.check_players(len(agents)), seed)
-        return play_game(self, agents, seed=seed, max_turns=max_turns, start=start)
 
     def benchmarks(self, num_players: int) -> dict[str, Any]:
         from splendor_env.rules.speed import random_playout_rate

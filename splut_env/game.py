@@ -42,7 +42,7 @@ class Splut(Game):
     def log_header(self) -> str:
         return LOG_HEADER
 
-    def initial_state(self, num_players: int) -> State:
+    def initial_state(self, num_players: int, seed: int | None = None) -> State:
         return rules.initial_state(num_players)
 
     def from_text(self, text: str) -> State:

@@ -63,9 +63,14 @@ class Game(abc.ABC):
 
     # --- positions --------------------------------------------------------------------------
 
+    #: Whether the start is dealt at random (a shuffle): then :meth:`initial_state` draws it
+    #: from its ``seed``.
+    chance: bool = False
+
     @abc.abstractmethod
-    def initial_state(self, num_players: int) -> Any:
-        """The start position (a fresh object the caller may change)."""
+    def initial_state(self, num_players: int, seed: int | None = None) -> Any:
+        """The start position (a fresh object the caller may change); a game with
+        :attr:`chance` deals it from ``seed`` (``None``: any deal), the others ignore it."""
 
     @abc.abstractmethod
     def from_text(self, text: str) -> Any:
@@ -157,7 +162,7 @@ class Game(abc.ABC):
     def random_opening(self, num_players: int, steps: int, rng: random.Random) -> str | None:
         """The text of the position after ``steps`` uniformly random legal moves from the
         start, drawn from ``rng``; ``None`` if the game ended on the way."""
-        state = self.initial_state(num_players)
+        state = self.initial_state(num_players, rng.getrandbits(63) if self.chance else None)
         for _ in range(steps):
             state = self.play(state, rng.choice(self.legal_moves(state)))
             if self.player_to_move(state) is None:

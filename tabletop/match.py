@@ -45,7 +45,7 @@ def play_game(
     derived from ``seed``; cut after ``max_turns`` turns (the game's own cap by default).
     Raises ``ValueError`` naming an agent that plays illegally."""
     n = len(agents)
-    state = game.from_text(start) if start else game.initial_state(game.check_players(n))
+    state = game.from_text(start) if start else game.initial_state(game.check_players(n), seed)
     if game.num_players(state) != n:
         raise ValueError(f"{n} agents given for a {game.num_players(state)}-player position")
     max_turns = game.max_turns if max_turns is None else max_turns

@@ -161,7 +161,8 @@ class GamesVectorEnv(VectorEnv):
                 )
                 if text is not None:
                     return self.game.from_text(text)
-        return self.game.initial_state(self.num_players)
+        deal = self._opening_rng.getrandbits(63) if self.game.chance else None
+        return self.game.initial_state(self.num_players, deal)
 
     def _turn(self, row: int) -> int:
         turn = self.game.turn(self.states[row])

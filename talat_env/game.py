@@ -40,7 +40,7 @@ class Talat(Game):
     def players(self) -> AgentRegistry:
         return PLAYERS
 
-    def initial_state(self, num_players: int) -> State:
+    def initial_state(self, num_players: int, seed: int | None = None) -> State:
         return rules.initial_state(num_players)
 
     def from_text(self, text: str) -> State:

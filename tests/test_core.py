@@ -241,3 +241,22 @@ def test_pooled_self_play_shapes_the_learners_rewards_by_the_score_margin():
         if "final_info" in infos:
             assert set(infos["final_info"]["opponents"][infos["_final_info"]].ravel()) == {"random"}
     assert moved > 0  # captures and goal lines changed the margin, and so the rewards
+
+
+def test_a_game_of_chance_deals_from_the_seeds_it_is_given():
+    from tabletop.vector import GamesVectorEnv
+
+    game = get_game("splendor")
+    assert game.chance and not get_game("talat").chance and not get_game("splut").chance
+    assert game.to_text(game.initial_state(3, 7)) == game.to_text(game.initial_state(3, 7))
+    assert game.to_text(game.initial_state(3, 7)) != game.to_text(game.initial_state(3, 8))
+
+    def deals(seed):
+        env = GamesVectorEnv("splendor", num_envs=3, num_players=2)
+        env.reset(seed=seed)
+        return [game.to_text(state) for state in env.states]
+
+    first = deals(5)
+    assert first == deals(5) and first != deals(6) and len(set(first)) == 3
+    agents = [game.make_agent("random"), game.make_agent("random")]
+    assert game.play_game(agents, seed=4).start_spn == game.play_game(agents, seed=4).start_spn

@@ -55,7 +55,7 @@ def _play(index: int) -> tuple[int, dict[str, np.ndarray]]:
     if student is not None:
         actor = PolicyAgent(student, lambda state: {}, "student", deterministic=False)
         actor.reset(game_seed)
-    state = game.initial_state(players)
+    state = game.initial_state(players, game_seed)
     obs, masks, labels, movers = [], [], [], []
     moves = 0
     while (k := game.player_to_move(state)) is not None and moves < max_turns:

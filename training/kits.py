@@ -60,6 +60,14 @@ class TrainingKit(abc.ABC):
     def check(self, config: Any) -> None:
         """Config checks of this game's own (``ConfigError``); none by default."""
 
+    def describe_network(self, network: Any) -> str:
+        """The config's ``network`` in words, for model cards (a residual CNN by default)."""
+        head = ", steps policy head" if network.policy_head == "steps" else ""
+        return (
+            f"residual CNN, {network.blocks} blocks × {network.channels} channels, "
+            f"{network.features_dim} features{head}"
+        )
+
     def warm_start(self, policy: Any, config: Any) -> dict | None:
         """Fit ``policy`` before self-play (``pretrain``); ``None``: no warm start."""
         return None

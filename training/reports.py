@@ -18,6 +18,7 @@ import yaml
 from tabletop.games import get_game
 from training.config import ExItConfig, TrainConfig
 from training.config import to_dict as config_dict
+from training.kits import training_kit
 from training.stats import Z95, ladder_rating, wilson
 
 #: The distributions whose versions a run records, by the key it records them under.
@@ -179,8 +180,8 @@ def model_card(
         f"- self-play time{since}: {time_split_line(time_split)}; "
         f"{(steps - time_split_from) / max(sum(time_split.values()), 1e-9):,.0f} learner "
         "steps/s",
-        f"- network: residual CNN, {config.network.blocks} blocks × {config.network.channels} "
-        f"channels, {config.network.features_dim} features; MaskablePPO",
+        f"- network: {training_kit(getattr(config, 'game', 'splut')).describe_network(config.network)}"
+        "; MaskablePPO",
         f"- warm start: {warm_start_line(config, pretrain)}",
         f"- self-play games from {start}",
         "",

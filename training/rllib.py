@@ -286,7 +286,8 @@ class GameMultiAgentEnv(MultiAgentEnv):
             self._rng = np.random.default_rng(seed)
         n = self.num_players
         learner = int(self._rng.integers(n))
-        self.state = self.game.initial_state(n)
+        deal = int(self._rng.integers(2**31)) if self.game.chance else None
+        self.state = self.game.initial_state(n, deal)
         self._player_agent, self._bots = {learner: LEARNER}, {}
         self._illegal, self._phi, self._moves = None, {}, 0
         for k in range(1, n):

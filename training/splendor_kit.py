@@ -43,6 +43,9 @@ class SplendorKit(TrainingKit):
     layout_version = LAYOUT_VERSION
     policy_class = PlanesPolicy
 
+    def describe_network(self, network: Any) -> str:
+        return f"MLP, {network.blocks} hidden layers of {network.features_dim} units"
+
     def check(self, config: Any) -> None:
         network = config.network
         fixed = [

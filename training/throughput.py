@@ -41,7 +41,13 @@ def measure(config_path: str, steps: int, snapshots: int, overrides: list[str]) 
     never = 10**12
     config = load_config(
         Path(config_path),
-        ["pretrain.games=0", f"eval.every={never}", f"checkpoint_every={never}", *overrides],
+        [
+            "pretrain.games=0",
+            "pretrain.dagger_rounds=0",
+            f"eval.every={never}",
+            f"checkpoint_every={never}",
+            *overrides,
+        ],
     )
     seed_everything(config.seed)
     threads.configure(config.torch_threads)

@@ -26,10 +26,11 @@ HUMAN = "human"
 
 class Session:
     """A game of ``view``'s game between ``players``, each ``"human"`` or an agent (a name
-    such as ``"search:easy"``, a player file the game reads, or an :class:`Agent`); player
-    ``k`` sits at the k-th seat. ``start`` is a position text (default: the start of a game
-    of ``len(players)``), ``moves`` are played from it (a loaded game), ``max_turns`` cuts
-    the game (default: the game's), ``seed`` seeds the agents."""
+        such as ``"search:easy"``, a player file the game reads, or an :class:`Agent`); player
+        ``k`` sits at the k-th seat. ``start`` is a position text (default: the start of a game
+        of ``len(players)``), ``moves`` are played from it (a loaded game), ``max_turns`` cuts
+        the game (default: the game's), ``seed`` seeds the agents and, in a game of chance, the
+    deal."""
 
     def __init__(
         self,
@@ -70,7 +71,7 @@ class Session:
             agent.reset(agent_seed(seed, k))
             self.agents.append(agent)
         check_table([a for a in self.agents if a is not None], n)
-        self.states: list[Any] = [first if first is not None else game.initial_state(n)]
+        self.states: list[Any] = [first if first is not None else game.initial_state(n, seed)]
         self.moves: list[str] = []
         self.movers: list[int] = []  # the player index of every move
         self.started = time.monotonic()
