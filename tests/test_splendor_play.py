@@ -322,3 +322,12 @@ def test_web_games_moves_and_the_log_once_over(client):
     assert bots["phase"] == "over" and bots["observer"] is None and bots["turn_text"] == ""
     log = client.get(f"/api/games/{bots['id']}/log")
     assert log.status_code == 200 and "# players: P0=greedy P1=random;" in log.text
+
+
+def test_the_cores_server_keeps_the_log_of_a_running_splendor_game():
+    from tabletop.play.web import create_app as core_app
+
+    client = TestClient(core_app(VIEW))
+    view = client.post("/api/games", json={"players": ["human", "random"], "seed": 3}).json()
+    res = client.get(f"/api/games/{view['id']}/log")
+    assert res.status_code == 409 and "holds the decks' order" in res.json()["detail"]

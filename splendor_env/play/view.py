@@ -198,6 +198,9 @@ class SplendorView(View):
     #: The page's ``position`` is the observer's view text (:func:`observer`), never the
     #: full position with the decks' order.
     json_aliases = {"position": "view_text"}
+    log_hidden_while_running = (
+        "the log of a game of Splendor is given once the game is over: it holds the decks' order"
+    )
     help_html = """<p><b>Your turn</b> is one main action: click up to three gems of
         different colours in the supply and then <i>Take</i> (or one gem with at least 4
         left, then <i>Take 2</i>); or click a market card to <i>Buy</i> or <i>Reserve</i>

@@ -9,25 +9,19 @@ tokens over 10 returned and a noble chosen by clicking, hints and undo.
 The page shows what the human's seat may see (:mod:`splendor_env.play.view`), and so do
 the server's answers: a refused move's message quotes the position as that seat sees it
 (:class:`~splendor_env.play.view.PlayedGame`), and the log of a game, whose start position
-holds the decks' order, is given only once the game is over. See :mod:`tabletop.play.web` for the checks and the JSON API.
+holds the decks' order, is given only once the game is over (the view's
+``log_hidden_while_running``, which the core's server honours for any entry point). See :mod:`tabletop.play.web` for the checks and the JSON API.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import Any
 
-from fastapi import FastAPI, HTTPException
-from fastapi.responses import PlainTextResponse
-from fastapi.routing import APIRoute
+from fastapi import FastAPI
 
 from splendor_env.play.view import VIEW
 from tabletop.cli import int_range
 from tabletop.play.web import create_app as _create_app
-
-_LOG = "/api/games/{gid}/log"
-_GAME = "/api/games/{gid}"
 
 
 def create_app(
@@ -36,27 +30,7 @@ def create_app(
     """The web app of Splendor. ``checkpoints``: player files offered as players, each
     checked once here; ``hint``: the agent asked for hints (default: the first agent at the
     table, else ``search:easy``)."""
-    app = _create_app(VIEW, checkpoints, max_games=max_games, hint=hint)
-    routes = {r.path: r for r in app.router.routes if isinstance(r, APIRoute)}
-    game_view = routes[_GAME].endpoint
-    app.router.routes.remove(routes[_LOG])
-    _log_after_the_end(app, game_view, routes[_LOG].endpoint)
-    return app
-
-
-def _log_after_the_end(app: FastAPI, game_view: Callable, full_log: Callable) -> None:
-    """The log route, refusing (409) while the game runs."""
-
-    @app.get(_LOG)
-    def log(gid: str) -> PlainTextResponse:
-        data: dict[str, Any] = game_view(gid)
-        if not data["over"]:
-            raise HTTPException(
-                409,
-                "the log of a game of Splendor is given once the game is over: it holds the "
-                "decks' order",
-            )
-        return full_log(gid)
+    return _create_app(VIEW, checkpoints, max_games=max_games, hint=hint)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -75,6 +75,10 @@ class View:
     json_aliases: dict[str, str] = {}
     #: The "How to play" text of the page (HTML).
     help_html: str = ""
+    #: Why the server gives a game's log only once the game is over (its start position holds
+    #: what the players may not see, such as the decks' order); empty: the log is given at
+    #: any time.
+    log_hidden_while_running: str = ""
 
     @property
     def game(self) -> Game:

@@ -377,6 +377,8 @@ def create_app(
     @app.get("/api/games/{gid}/log")
     def log(gid: str) -> PlainTextResponse:
         with store.locked(gid) as session:
+            if view.log_hidden_while_running and not session.is_over():
+                raise HTTPException(409, view.log_hidden_while_running)
             text, count = session.log_text(), len(session.moves)
         name = f"{game.name}_{gid[:8]}_{count}{view.move_word}s.txt"
         headers = {"Content-Disposition": f'attachment; filename="{name}"'}
