@@ -40,9 +40,9 @@ def server() -> Iterator[str]:
     game = get_game("splendor")
     shuffled = game.initial_state
 
-    def start(num_players: int) -> rules.State:
+    def start(num_players: int, seed: int | None = None) -> rules.State:
         state = rules.from_text(STARTS["next"])
-        return state if state.num_players == num_players else shuffled(num_players)
+        return state if state.num_players == num_players else shuffled(num_players, seed)
 
     game.initial_state = start  # type: ignore[method-assign]
     try:
