@@ -7,12 +7,19 @@ factory that turns a snapshot's weights into a player."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tabletop.agents import Agent
+from tabletop.games import get_game
+from tabletop.netplayer import Shape
+from tabletop.network import PlanesPolicy, PolicyAgent, build_policy
 from tabletop.vector import GamesVectorEnv
+from training import imitation
+from training.config import ConfigError
+from training.kits import TrainingKit
 from training.pool import Snapshot, draw_opponent
 
 
@@ -114,3 +121,82 @@ class PooledSelfPlayEnv(GamesVectorEnv):
             infos["final_info"]["opponents"] = labels
             infos["final_info"]["_opponents"] = done
         return obs, rewards, terminated, truncated, infos
+
+
+class PooledKit(TrainingKit):
+    """The kit of a game trained through the core (its :class:`~tabletop.games.Game`
+    descriptor and a :mod:`tabletop.network` policy): self-play in
+    :class:`PooledSelfPlayEnv`, the imitation warm start of :mod:`training.imitation`, and
+    ``init_from`` from the game's player files. A game's kit names its game, layout and
+    player-file functions, and says how a config's ``network`` becomes a
+    :class:`~tabletop.netplayer.Shape` (:meth:`shape`) and its policy's keyword arguments."""
+
+    policy_class = PlanesPolicy
+    #: The observation dict of the player to move in a state.
+    observe: Callable[[Any], dict]
+    #: The game's observation shape and action count.
+    obs_shape: tuple[int, ...]
+    num_actions: int
+
+    def shape(self, network: Any) -> Shape:
+        """The config's ``network`` section as the player file's network shape."""
+        raise NotImplementedError
+
+    def load_checkpoint(self, path: str) -> Any:
+        """The game's player file at ``path``, checked."""
+        raise NotImplementedError
+
+    def network_save(self, policy: Any, path: Path, shape: Shape, players: int, **facts: Any):
+        """Write the game's player file."""
+        raise NotImplementedError
+
+    def selfplay_env(self, config: Any) -> PooledSelfPlayEnv:
+        def snapshot_agent(weights: dict, label: str) -> Agent:
+            policy = self.build_policy(config.network, ortho_init=False)
+            policy.load_state_dict(weights)
+            return PolicyAgent(policy, self.observe, label, deterministic=False)
+
+        return PooledSelfPlayEnv(
+            get_game(self.game),
+            config.n_envs,
+            config.num_players,
+            config.max_turns,
+            config.pool,
+            snapshot_agent,
+            seed=config.seed,
+            opening_steps=config.opening_steps,
+            shaping=config.reward.shaping,
+            gamma=config.ppo.gamma,
+        )
+
+    def build_policy(self, shape: Any, ortho_init: bool = True) -> Any:
+        return build_policy(self.obs_shape, self.num_actions, self.policy_kwargs(shape), ortho_init)
+
+    def policy_agent(self, policy: Any, name: str, deterministic: bool, max_turns: int) -> Agent:
+        return PolicyAgent(policy, self.observe, name, deterministic=deterministic)
+
+    def warm_start(self, policy: Any, config: Any) -> dict | None:
+        """Imitation of ``pretrain.teacher`` and DAgger (:mod:`training.imitation`)."""
+        return imitation.warm_start(get_game(self.game), policy, config)
+
+    def load_start(self, policy: Any, config: Any) -> str:
+        """Start from ``config.init_from``'s weights (a player file of the game, of the same
+        table size and network shape); the value head is kept."""
+        player = self.load_checkpoint(config.init_from)
+        if player.num_players != config.num_players:
+            raise ConfigError(
+                f"init_from {config.init_from!r} plays {player.num_players} players; the run "
+                f"trains {config.num_players}"
+            )
+        wanted = self.shape(config.network).to_json()
+        if player.meta["network"] != wanted:
+            raise ConfigError(
+                f"init_from {config.init_from!r} has network {player.meta['network']}; the run "
+                f"has {wanted}"
+            )
+        policy.load_state_dict(player.policy.state_dict())
+        return "keep"
+
+    def save_player(self, policy: Any, path: Path, config: Any, **facts: Any) -> Path:
+        shape = self.shape(config.network)
+        return self.network_save(policy, path, shape, config.num_players, **facts)
