@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 
 from splendor_env.rules import State
@@ -25,6 +24,7 @@ from splendor_env.rules.components import (
     TOKENS,
 )
 from splendor_env.rules.notation import OVER, PHASE_NAMES, format_position
+from tabletop import render
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
@@ -239,62 +239,17 @@ def render_rgb(state: State) -> np.ndarray:
     return np.asarray(img, dtype=np.uint8).copy()
 
 
-class Renderer:
-    """What an environment's ``render()`` does for its ``render_mode``."""
+class Renderer(render.Renderer):
+    """What an environment's ``render()`` does for its ``render_mode``
+    (:class:`tabletop.render.Renderer` with Splendor's text and :func:`render_rgb`)."""
 
     def __init__(self, render_mode: str | None, fps: int = 2) -> None:
-        self.render_mode = render_mode
-        self.fps = fps
-        self._window: HumanWindow | None = None
-
-    def render(self, state: State) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
-            return None
-        if self.render_mode == "ansi":
-            return diagram(state)
-        frame = render_rgb(state)
-        if self.render_mode == "rgb_array":
-            return frame
-        if self._window is None:
-            self._window = HumanWindow(fps=self.fps)
-        self._window.show(frame)
-        return None
-
-    def close(self) -> None:
-        if self._window is not None:
-            self._window.close()
-            self._window = None
+        super().__init__(render_mode, diagram, render_rgb, "Splendor", fps)
 
 
-class HumanWindow:
-    """A pygame window showing :func:`render_rgb` pictures (needs ``pygame``)."""
+class HumanWindow(render.HumanWindow):
+    """A pygame window showing :func:`render_rgb` pictures (``pip install
+    'splut-env[human]'``)."""
 
     def __init__(self, title: str = "Splendor", fps: int = 2) -> None:
-        try:
-            import pygame
-        except ImportError as err:
-            raise ImportError("render_mode='human' needs pygame: pip install pygame") from err
-        self._pygame: Any = pygame
-        self._screen = None
-        self._clock = pygame.time.Clock()
-        self._title = title
-        self._fps = fps
-
-    def show(self, frame: np.ndarray) -> None:
-        pygame = self._pygame
-        size = (frame.shape[1], frame.shape[0])
-        if self._screen is None or self._screen.get_size() != size:
-            pygame.display.init()
-            pygame.display.set_caption(self._title)
-            self._screen = pygame.display.set_mode(size)
-        surface = pygame.surfarray.make_surface(frame.swapaxes(0, 1))
-        self._screen.blit(surface, (0, 0))
-        pygame.event.pump()
-        pygame.display.flip()
-        self._clock.tick(self._fps)
-
-    def close(self) -> None:
-        if self._screen is not None:
-            self._pygame.display.quit()
-            self._screen = None
+        super().__init__(title, fps)
