@@ -15,6 +15,7 @@ files may hold.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -319,3 +320,35 @@ def load_player(path: str | Path, layout: Layout) -> NetworkPlayer:
     policy = build_policy(layout.obs_shape, layout.num_actions, kwargs, False)
     load_weights(policy, members["weights"], where, meta_name(layout.game))
     return NetworkPlayer(path, meta, policy)
+
+
+def load_agent(
+    path: str | Path,
+    layout: Layout,
+    observe: Callable[[Any], Mapping[str, np.ndarray]],
+    num_players: int | None = None,
+    deterministic: bool = True,
+) -> PolicyAgent:
+    """``layout.game``'s player file as a player seeing ``observe(state)``; ``num_players``,
+    if given, must be its table size (:class:`PlayerFileError` otherwise)."""
+    player = load_player(path, layout)
+    if num_players is not None and player.num_players != num_players:
+        raise PlayerFileError(
+            f"{str(path)!r} was trained for {player.num_players} players, not {num_players}"
+        )
+    return player.agent(observe, deterministic=deterministic)
+
+
+def agent_from_spec(
+    spec: str,
+    layout: Layout,
+    observe: Callable[[Any], Mapping[str, np.ndarray]],
+    seed: int | None = None,
+) -> PolicyAgent | None:
+    """The player of the file a spec names (``path.zip``), reset with ``seed``; ``None`` if
+    ``spec`` names no file. This is how the games' ``make_agent`` read files."""
+    if not (spec.endswith(".zip") or os.path.isfile(spec)):
+        return None
+    agent = load_agent(spec, layout, observe)
+    agent.reset(seed)
+    return agent

@@ -61,7 +61,6 @@ from splut_env.players.bots import potential
 from splut_env.players.checkpoint import (
     CheckpointError,
     load_agent,
-    save_player,
 )
 from splut_env.players.network import NetworkShape
 from splut_env.rules import State
@@ -547,17 +546,6 @@ def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
 def export_player(algorithm: Any, path: Path, config: RLlibConfig, **facts: Any) -> Path:
     """Write ``main`` as the game's player file (safetensors in a zip, nothing pickled)."""
     module = algorithm.get_module(MAIN)
-    if config.game == "splut":
-        return save_player(
-            module.policy,
-            path,
-            config.network,
-            config.num_players,
-            config.max_turns,
-            trainer="rllib",
-            reward_shaping=config.shaping,
-            **facts,
-        )
     return training_kit(config.game).save_player(
         module.policy, path, config, trainer="rllib", reward_shaping=config.shaping, **facts
     )

@@ -5,7 +5,6 @@ observation vector of :mod:`splendor_env.encoding`. Needs the ``[train]`` extra.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from splendor_env.encoding import (
     observation,
 )
 from splendor_env.rules import State
+from tabletop import netplayer
 from tabletop.agents import Agent
 from tabletop.netplayer import Layout, NetworkPlayer, Shape, load_player, save_player
 from tabletop.network import PolicyAgent
@@ -57,23 +57,13 @@ def load_agent(
 ) -> PolicyAgent:
     """A Splendor player file as a player; ``num_players``, if given, must be its table
     size."""
-    player = load_checkpoint(path)
-    if num_players is not None and player.num_players != num_players:
-        raise PlayerFileError(
-            f"{str(path)!r} was trained for {player.num_players} players, not {num_players}"
-        )
-    return player.agent(observe, deterministic=deterministic)
+    return netplayer.load_agent(path, LAYOUT, observe, num_players, deterministic)
 
 
 def agent_from_spec(spec: str, seed: int | None = None) -> Agent | None:
     """The player a file spec names (``path.zip``), reset with ``seed``; ``None`` if
-    ``spec`` names no file. This is how :func:`splendor_env.players.make_agent` reads
-    files."""
-    if not (spec.endswith(".zip") or os.path.isfile(spec)):
-        return None
-    agent = load_agent(spec)
-    agent.reset(seed)
-    return agent
+    ``spec`` names no file. This is how :func:`splendor_env.players.make_agent` reads files."""
+    return netplayer.agent_from_spec(spec, LAYOUT, observe, seed)
 
 
 def network_save(

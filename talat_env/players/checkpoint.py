@@ -4,12 +4,12 @@ which names the game, so a Splut! file handed to Talat is refused by name). Need
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tabletop import netplayer
 from tabletop.agents import Agent
 from tabletop.netplayer import Layout, NetworkPlayer, Shape, load_player, save_player
 from tabletop.network import PolicyAgent
@@ -55,23 +55,15 @@ def load_checkpoint(path: str | Path) -> NetworkPlayer:
 def load_agent(
     path: str | Path, num_players: int | None = None, deterministic: bool = True
 ) -> PolicyAgent:
-    """A Talat player file as a player; ``num_players``, if given, must be its table size."""
-    player = load_checkpoint(path)
-    if num_players is not None and player.num_players != num_players:
-        raise PlayerFileError(
-            f"{str(path)!r} was trained for {player.num_players} players, not {num_players}"
-        )
-    return player.agent(observe, deterministic=deterministic)
+    """A Talat player file as a player; ``num_players``, if given, must be its table
+    size."""
+    return netplayer.load_agent(path, LAYOUT, observe, num_players, deterministic)
 
 
 def agent_from_spec(spec: str, seed: int | None = None) -> Agent | None:
     """The player a file spec names (``path.zip``), reset with ``seed``; ``None`` if
     ``spec`` names no file. This is how :func:`talat_env.players.make_agent` reads files."""
-    if not (spec.endswith(".zip") or os.path.isfile(spec)):
-        return None
-    agent = load_agent(spec)
-    agent.reset(seed)
-    return agent
+    return netplayer.agent_from_spec(spec, LAYOUT, observe, seed)
 
 
 def network_save(
