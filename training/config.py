@@ -358,14 +358,15 @@ class ExItEvalConfig:
 
 @dataclass
 class ExItConfig(RunConfig):
-    """The config of ``training.expert_iteration`` (``configs/splut/exit_2p.yaml``; the fields are
-    explained in that module's doc)."""
+    """The config of ``training.expert_iteration`` (``configs/splut/exit_2p.yaml``,
+    ``configs/talat/exit_2p.yaml``; the fields are explained in that module's doc). Any game
+    of the core without chance trains (``game``); ``targets: shield`` is Splut!'s."""
 
     name: str = "exit"
     targets: str = "search"
     """What the network learns: ``search`` (the tree search's visit counts, self-play through
     the search) or ``shield`` (its own policy narrowed to the shield's best steps, in games it
-    plays alone against ``opponents``)."""
+    plays alone against ``opponents``; Splut! only)."""
     opponents: list[str] = field(default_factory=lambda: ["self"])
     """With ``targets: shield``: the opponents drawn (uniformly) for each game; ``self`` is
     the network itself."""
@@ -407,13 +408,9 @@ class ExItConfig(RunConfig):
 
     def check(self) -> None:
         check_run(self)
-        if self.game != "splut":
-            raise ConfigError(
-                f"game: expert iteration searches with Splut!'s network-guided tree search and "
-                f"plays only splut, got {self.game!r}; train {self.game} with training.train "
-                f"(PPO, with the imitation warm start) or training.rllib"
-            )
         check_network(self.network)
+        if self.game != "splut":
+            self.check_other_game()
         check_positive(
             [
                 ("iterations", self.iterations),
@@ -452,14 +449,42 @@ class ExItConfig(RunConfig):
         ]:
             if value < 0:
                 raise ConfigError(f"{name} must be at least 0, got {value}")
-        check_names("eval.bots", self.eval.bots)
-        check_names("eval.ladder", list(self.eval.ladder))
+        check_names("eval.bots", self.eval.bots, self.game)
+        check_names("eval.ladder", list(self.eval.ladder), self.game)
         if self.targets not in ("search", "shield"):
             raise ConfigError(f"targets must be 'search' or 'shield', got {self.targets!r}")
         if not self.opponents:
             raise ConfigError("opponents must name at least one opponent ('self' or a bot)")
-        check_names("opponents", [o for o in self.opponents if o != "self"])
+        check_names("opponents", [o for o in self.opponents if o != "self"], self.game)
         check_init_value(self.init_value)
+
+    def check_other_game(self) -> None:
+        """A game other than Splut! is searched by :mod:`tabletop.mcts` over its descriptor:
+        it must be a game without chance or hidden information, with a trainer's kit, a
+        planes network and the search's targets."""
+        game = get_game(self.game)
+        if game.chance:
+            raise ConfigError(
+                f"game: expert iteration cannot train {self.game}: {game.title} is a game of "
+                "chance with hidden information (its deal and hidden cards), and the tree "
+                "search plans on the full position, so it would see what its player may not; "
+                f"train {self.game} with training.train (PPO) or training.rllib"
+            )
+        from training.kits import training_kit
+
+        try:
+            training_kit(self.game)
+        except ValueError as err:
+            raise ConfigError(f"game: {err}") from None
+        if self.targets == "shield":
+            raise ConfigError(
+                f"targets: shield is Splut!'s (its shield's exact tactics), not {game.title}'s; "
+                "use targets: search"
+            )
+        if self.network.inputs != "planes":
+            raise ConfigError(
+                f"network.inputs must be 'planes' for {self.game}, got {self.network.inputs!r}"
+            )
 
 
 # --- checks shared by the trainers' configs (training.train, training.rllib) ----------------

@@ -36,6 +36,17 @@ TensorBoard (``tb/``) and the learning curve. Everything the run needs to go on 
 after every iteration: ``player.zip`` (the network, in the safe player format),
 ``optimizer.safetensors``, ``replay.npz`` (read back without pickle) and ``state.json``;
 ``--resume`` goes on from there. At the end: ``MODEL_CARD.md`` and ``learning_curve.png``.
+
+**Other games** (``game: talat``; any game of the core whose ``Game.chance`` is false and
+that has a training kit, :mod:`training.kits`): the same loop with the core's search,
+:class:`tabletop.mcts.MCTS`, over the game's descriptor, and the network, its player files
+and ``init_from`` through the game's kit. Samples hold the mover's observation (as
+``float16``, of the game's ``observation_shape``), its legal mask and the visit
+distribution; a position with one legal action (a forced pass) is played without a search
+and is no sample. The value target is :meth:`Game.rewards` of the finished game for the
+sample's mover (0 for a game cut at ``max_turns``). Self-play only (``targets: search``):
+``targets: shield`` is Splut!'s. A game of chance is refused: its deal and hidden cards
+would be in the position the search plans on.
 """
 
 from __future__ import annotations
@@ -43,6 +54,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -71,9 +83,12 @@ from splut_env.players.checkpoint import load_checkpoint, save_player
 from splut_env.players.mcts import MCTSAgent
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
 from splut_env.rules import State, from_spn
+from tabletop.games import Game, get_game
+from tabletop.mcts import MCTS, Evaluator
 from training.config import ConfigError, ExItConfig, load_config
 from training.evaluate import evaluate_agent, random_opening
-from training.pretrain import load_start
+from training.kits import training_kit
+from training.pretrain import DEAD_VALUE_SPREAD, VALUE_HEAD, load_start
 from training.reports import plot_ladder_ratings, value_start, versions
 from training.stats import ladder_rating, wilson
 
@@ -82,7 +97,9 @@ from training.stats import ladder_rating, wilson
 
 def play_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarray], int]:
     """One game of the network in the player file ``job[0]``, as ``targets`` says: its
-    training samples and its number of steps."""
+    training samples and its number of steps (moves of a game other than Splut!)."""
+    if job[1].game != "splut":
+        return play_core_game(job)
     return play_search_game(job) if job[1].targets == "search" else play_shield_game(job)
 
 
@@ -214,6 +231,80 @@ def game_samples(
     }
 
 
+def network_evaluator(policy: Any) -> Evaluator:
+    """The search's evaluator over an SB3 policy of a core game: its logits and values for
+    a batch of observations (the masks are applied by the search)."""
+
+    @torch.no_grad()
+    def evaluate(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        obs = torch.as_tensor(observations, dtype=torch.float32)
+        latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+        return policy.action_net(latent_pi).numpy(), policy.value_net(latent_vf).numpy()[:, 0]
+
+    return evaluate
+
+
+def play_core_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarray], int]:
+    """One self-play game of a core game (module doc) through :class:`tabletop.mcts.MCTS`,
+    the network in the player file ``job[0]``: its training samples and its number of
+    moves."""
+    player, config, seed = job
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(seed)
+    game = get_game(config.game)
+    policy = training_kit(config.game).load_checkpoint(player).policy
+    search = MCTS(game, network_evaluator(policy), config.max_turns, c_puct=config.c_puct)
+    start = random_opening(config.num_players, config.opening_steps, seed, game=game)
+    state = game.from_text(start) if start else game.initial_state(config.num_players)
+    counted = game.turn(state) is None  # no turn counter in the position: count the moves
+    samples: list[tuple] = []
+    moves = searched = 0
+    while (seat := game.player_to_move(state)) is not None and (
+        moves if counted else game.turn(state)
+    ) <= config.max_turns:
+        seen = game.observe(state, seat, config.max_turns)
+        mask = np.asarray(seen["action_mask"], dtype=bool)
+        legal = np.flatnonzero(mask)
+        if len(legal) == 1:  # forced (a pass): played, neither searched nor learnt
+            action = int(legal[0])
+        else:
+            full = rng.random() < config.p_full
+            visits = search.search(
+                state,
+                config.full_simulations if full else config.fast_simulations,
+                noise=(config.dirichlet_alpha, config.dirichlet_fraction, rng) if full else None,
+                moves=moves,
+            )
+            probs = visits / visits.sum()
+            if full:
+                samples.append((seen["observation"], mask, probs, seat))
+            if searched < config.sample_steps:
+                action = int(rng.choice(len(probs), p=probs))
+            else:
+                action = int(np.argmax(visits))
+            searched += 1
+        game.apply_action(state, action, who="expert iteration's self-play")
+        moves += 1
+    return core_samples(game, samples, state), moves
+
+
+def core_samples(game: Game, samples: list[tuple], state: Any) -> dict[str, np.ndarray]:
+    """A core game's ``(observation, mask, target, player)`` samples as the replay buffer's
+    fields (:func:`buffer_fields`), each valued by the game's rewards for its player (0 for
+    all in a game cut before its end)."""
+    over = game.player_to_move(state) is None
+    rewards = game.rewards(state) if over else [0.0] * game.num_players(state)
+    actions = game.num_actions
+    return {
+        "observations": np.array([o for o, *_ in samples], np.float16).reshape(
+            -1, *game.observation_shape
+        ),
+        "masks": np.array([m for _, m, _, _ in samples], bool).reshape(-1, actions),
+        "targets": np.array([t for _, _, t, _ in samples], np.float32).reshape(-1, actions),
+        "values": np.array([rewards[p] for *_, p in samples], np.float32),
+    }
+
+
 # --- the replay buffer ------------------------------------------------------------------------
 
 FIELDS = {
@@ -223,15 +314,34 @@ FIELDS = {
     "targets": ((NUM_ACTIONS,), np.float32),
     "values": ((), np.float32),
 }
+#: A field's shape per sample and type.
+Fields = dict[str, tuple[tuple[int, ...], Any]]
+
+
+def buffer_fields(config: ExItConfig) -> Fields:
+    """The replay buffer's fields: Splut!'s :data:`FIELDS`, or for another game its
+    observation (``float16``), legal mask, target and value."""
+    if config.game == "splut":
+        return FIELDS
+    game = get_game(config.game)
+    return {
+        "observations": (tuple(game.observation_shape), np.float16),
+        "masks": ((game.num_actions,), np.bool_),
+        "targets": ((game.num_actions,), np.float32),
+        "values": ((), np.float32),
+    }
 
 
 class ReplayBuffer:
-    """The last ``capacity`` samples (a ring), saved to and read from ``.npz`` without
-    pickle."""
+    """The last ``capacity`` samples (a ring) of ``fields`` (Splut!'s by default), saved to
+    and read from ``.npz`` without pickle."""
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, fields: Fields | None = None) -> None:
         self.capacity = capacity
-        self.data = {k: np.zeros((capacity, *shape), dtype) for k, (shape, dtype) in FIELDS.items()}
+        self.fields = FIELDS if fields is None else fields
+        self.data = {
+            k: np.zeros((capacity, *shape), dtype) for k, (shape, dtype) in self.fields.items()
+        }
         self.size = 0
         self.next = 0
         self.added = 0
@@ -240,7 +350,7 @@ class ReplayBuffer:
         n = len(batch["values"])
         keep = min(n, self.capacity)  # of more samples than room, the newest
         slots = (self.next + n - keep + np.arange(keep)) % self.capacity
-        for k in FIELDS:
+        for k in self.fields:
             self.data[k][slots] = batch[k][n - keep :]
         self.next = (self.next + n) % self.capacity
         self.size = min(self.size + n, self.capacity)
@@ -257,11 +367,14 @@ class ReplayBuffer:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path, capacity: int) -> ReplayBuffer:
-        buffer = cls(capacity)
+    def load(cls, path: Path, capacity: int, fields: Fields | None = None) -> ReplayBuffer:
+        buffer = cls(capacity, fields)
         with np.load(path, allow_pickle=False) as data:
+            missing = sorted(set(buffer.fields) - set(data.files))
+            if missing:
+                raise ValueError(f"{str(path)!r} is not this run's replay buffer (no {missing})")
             size = min(len(data["values"]), capacity)
-            for k in FIELDS:
+            for k in buffer.fields:
                 buffer.data[k][:size] = data[k][:size]
             buffer.size = size
             buffer.next, buffer.added = (int(x) for x in data["meta"])
@@ -273,10 +386,14 @@ class ReplayBuffer:
 
 
 def forward(policy: Any, batch: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
-    """The policy's logits (unmasked) and values for a batch of stored samples (``planes``
-    as ``uint8``, the turn plane restored from ``turns``)."""
-    obs = torch.as_tensor(batch["planes"], dtype=torch.float32)
-    obs[:, PLANE_TURN] = torch.as_tensor(batch["turns"])[:, None, None]
+    """The policy's logits (unmasked) and values for a batch of stored samples (Splut!'s
+    ``planes`` as ``uint8``, the turn plane restored from ``turns``; another game's
+    ``observations``)."""
+    if "planes" in batch:
+        obs = torch.as_tensor(batch["planes"], dtype=torch.float32)
+        obs[:, PLANE_TURN] = torch.as_tensor(batch["turns"])[:, None, None]
+    else:
+        obs = torch.as_tensor(batch["observations"]).float()
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
     return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
 
@@ -327,10 +444,14 @@ class RunState:
 
 def evaluate_network(policy: Any, config: ExItConfig, iteration: int) -> dict[str, float]:
     """The network alone (most likely step) against ``eval.bots``; win rates and rating."""
-    agent = PolicyAgent(policy, name="network", max_turns=config.max_turns)
+    if config.game == "splut":
+        agent = PolicyAgent(policy, name="network", max_turns=config.max_turns)
+    else:
+        agent = training_kit(config.game).policy_agent(policy, "network", True, config.max_turns)
     results = evaluate_agent(
         agent, config.eval.bots, config.num_players, config.eval.games,
         seed=10_000 + iteration, max_turns=config.max_turns, openings=config.eval.openings,
+        game=config.game,
     )  # fmt: skip
     row = {"iteration": iteration}
     for bot, (wins, draws, games) in results.items():
@@ -348,16 +469,23 @@ def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
     torch.set_num_threads(config.torch_threads)
     player = run_dir / "player.zip"
     state = RunState()
+    splut = config.game == "splut"
+    fields = buffer_fields(config)
     if resume:
-        policy = load_checkpoint(player).policy
+        policy = (load_checkpoint if splut else training_kit(config.game).load_checkpoint)(
+            player
+        ).policy
         state = RunState(**json.loads((run_dir / "state.json").read_text()))
-        buffer = ReplayBuffer.load(run_dir / "replay.npz", config.replay_size)
+        buffer = ReplayBuffer.load(run_dir / "replay.npz", config.replay_size, fields)
     else:
         run_dir.mkdir(parents=True, exist_ok=False)
-        policy = build_policy(config.network)
-        if config.init_from:
-            config.init_value = load_start(policy, config)
-        buffer = ReplayBuffer(config.replay_size)
+        if splut:
+            policy = build_policy(config.network)
+            if config.init_from:
+                config.init_value = load_start(policy, config)
+        else:
+            policy = new_core_policy(config)
+        buffer = ReplayBuffer(config.replay_size, fields)
         save_network(policy, player, config, state)
     # On resume with its overrides, so that the next --resume goes on the same way.
     (run_dir / "config.yaml").write_text(yaml.safe_dump(asdict(config), sort_keys=False))
@@ -436,7 +564,73 @@ def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
     return player
 
 
+def new_core_policy(config: ExItConfig) -> Any:
+    """A core game's network from its kit: ``init_from``'s weights when set (its value head
+    as ``init_value`` says, which it then records: ``auto`` starts it fresh when it gives
+    the same value everywhere), else random."""
+    kit = training_kit(config.game)
+    policy = kit.build_policy(config.network)
+    if not config.init_from:
+        return policy
+    own = {k: v.clone() for k, v in policy.state_dict().items() if k.startswith(VALUE_HEAD)}
+    kit.load_start(policy, config)
+    choice = config.init_value
+    if choice == "auto":
+        choice = "fresh" if core_value_spread(policy, config) < DEAD_VALUE_SPREAD else "keep"
+    if choice == "fresh":
+        policy.load_state_dict(own, strict=False)
+    config.init_value = choice
+    return policy
+
+
+def core_value_spread(policy: Any, config: ExItConfig) -> float:
+    """The standard deviation of ``policy``'s value over positions of the game after 0, 4,
+    8 and 16 random moves (16 of each, seeded): about 0 when its value head is dead."""
+    game = get_game(config.game)
+    rng = random.Random(config.seed)
+    observations = []
+    for steps in (0, 4, 8, 16):
+        for _ in range(16):
+            text = game.random_opening(config.num_players, steps, rng)
+            if text is not None:
+                state = game.from_text(text)
+                seat = game.player_to_move(state)
+                observations.append(game.observe(state, seat, config.max_turns)["observation"])
+    _, values = network_evaluator(policy)(np.stack(observations), np.zeros(0))
+    return float(np.std(values))
+
+
+def core_network(config: ExItConfig) -> NetworkShape:
+    """The network of ``config.init_from``, a player file of ``config.game`` for its table
+    size; ``ConfigError`` (or the file's ``PlayerFileError``) naming the problem."""
+    meta = training_kit(config.game).load_checkpoint(config.init_from).meta
+    if meta["num_players"] != config.num_players:
+        raise ConfigError(
+            f"init_from {config.init_from!r} is for {meta['num_players']} players, "
+            f"not {config.num_players}"
+        )
+    network = meta["network"]
+    if network.get("kind", "planes") != "planes":
+        raise ConfigError(
+            f"init_from {config.init_from!r} holds an {network['kind']!r} network; expert "
+            "iteration trains planes networks"
+        )
+    return NetworkShape(
+        channels=network["channels"],
+        blocks=network["blocks"],
+        features_dim=network["features_dim"],
+        value_hidden=tuple(network["value_hidden"]),
+        policy_head=network.get("policy_head", "linear"),
+    )
+
+
 def save_network(policy: Any, path: Path, config: ExItConfig, state: RunState) -> None:
+    if config.game != "splut":
+        training_kit(config.game).save_player(
+            policy, path, config, steps=state.steps, run=config.name, seed=config.seed,
+            trainer="expert_iteration", iterations=state.iteration, reward_shaping=0.0,
+        )  # fmt: skip
+        return
     save_player(
         policy, path, config.network, config.num_players, config.max_turns,
         steps=state.steps, run=config.name, seed=config.seed, trainer="expert_iteration",
@@ -498,11 +692,13 @@ def plot_curve(path: Path, state: RunState, config: ExItConfig) -> None:
 
 def model_card(config: ExItConfig, state: RunState) -> str:
     """The run's model card (Markdown)."""
+    splut = config.game == "splut"
     if config.targets == "search":
         samples = "full-search samples"
         teacher = (
-            f"- search: PUCT, {config.full_simulations} simulations with chance {config.p_full} "
-            f"(training samples), else {config.fast_simulations}; c_puct {config.c_puct}"
+            f"- search: PUCT{'' if splut else ' (tabletop.mcts)'}, {config.full_simulations} "
+            f"simulations with chance {config.p_full} (training samples), else "
+            f"{config.fast_simulations}; c_puct {config.c_puct}"
         )
     else:
         samples = "samples (every step of the network)"
@@ -516,8 +712,15 @@ def model_card(config: ExItConfig, state: RunState) -> str:
             f"- targets: the network's policy narrowed by the shield (best tier; {checked}), "
             f"support weight {config.support_weight}; opponents: {', '.join(config.opponents)}"
         )
+    game = "" if splut else f" of {get_game(config.game).title}"
+    network = (
+        f"{config.network.blocks} blocks × {config.network.channels} channels, "
+        f"{config.network.features_dim} features"
+        if splut
+        else training_kit(config.game).describe_network(config.network)
+    )
     lines = [
-        f"# {config.name}: expert iteration ({config.targets} targets), "
+        f"# {config.name}: expert iteration{game} ({config.targets} targets), "
         f"{config.num_players} players",
         "",
         f"- {state.iteration} iterations, {state.games:,} games, {state.steps:,} steps, "
@@ -525,8 +728,7 @@ def model_card(config: ExItConfig, state: RunState) -> str:
         f"(games {state.selfplay_seconds / 3600:.2f} h, updates "
         f"{state.update_seconds / 3600:.2f} h), {max(config.workers, 1)} game processes",
         teacher,
-        f"- network: {config.network.blocks} blocks × {config.network.channels} channels, "
-        f"{config.network.features_dim} features; started from "
+        f"- network: {network}; started from "
         + (f"{config.init_from}, {value_start(config)}" if config.init_from else "random weights"),
         f"- versions: {', '.join(f'{k} {v}' for k, v in versions().items())}",
         "",
@@ -574,7 +776,9 @@ def main(argv: list[str] | None = None) -> None:
             config = load_config(args.config, args.overrides, kind=ExItConfig)
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
             run_dir = args.runs / f"{config.name}__seed{config.seed}__{stamp}"
-        if config.init_from and args.resume is None:
+        if config.init_from and args.resume is None and config.game != "splut":
+            config.network = core_network(config)
+        elif config.init_from and args.resume is None:
             meta = load_checkpoint(config.init_from).meta
             if meta["num_players"] != config.num_players:
                 raise ConfigError(
