@@ -1,6 +1,7 @@
 """Talat's players: the built-in bots (:mod:`~talat_env.players.bots`,
-:mod:`~talat_env.players.search`) and the ladder between them
-(:mod:`~talat_env.players.ladder`).
+:mod:`~talat_env.players.search`), the ladder between them
+(:mod:`~talat_env.players.ladder`), player files (:mod:`~talat_env.players.checkpoint`) and
+the expert's search guided by one (:mod:`~talat_env.players.guided`).
 
 :data:`PLAYERS` names them. Its built-in entries are entry points, imported when an agent of
 that name is first made, and nothing registers itself on import.
@@ -34,7 +35,9 @@ def _best(num_players: int, seed: int | None = None) -> Agent:
 
 
 #: Talat's agents by name; ``make_agent`` also reads player files (``*.zip``, needs the
-#: ``[train]`` extra: :mod:`talat_env.players.checkpoint`).
+#: ``[train]`` extra: :mod:`talat_env.players.checkpoint`), and ``path.zip:expert`` or
+#: ``path.zip:expert=N``: the expert's search with N positions a move guided by that network
+#: (:mod:`talat_env.players.guided`).
 PLAYERS = AgentRegistry(
     {
         "random": "talat_env.players.bots:RandomAgent",
@@ -46,15 +49,16 @@ PLAYERS = AgentRegistry(
         **{f"best:{n}p": partial(_best, n) for n in BEST},
     },
     files="talat_env.players.checkpoint:agent_from_spec",
-    files_help="a player file (*.zip)",
+    files_help="a player file (*.zip, *.zip:expert, *.zip:expert=N)",
 )
 
 
 def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     """An agent from a registered name (``"random"``, ``"greedy"``,
     ``"search:easy|medium|hard|expert"``, ``"best:2p|3p"`` or one given to
-    :func:`register_agent`), ``"search:<level>=N"`` (a budget of N positions per move), or
-    ``spec`` itself."""
+    :func:`register_agent`), ``"search:<level>=N"`` (a budget of N positions per move), a
+    player file (``"path.zip"``; ``"path.zip:expert"`` or ``"path.zip:expert=N"``: the
+    expert's search guided by it), or ``spec`` itself."""
     return PLAYERS.make(spec, seed=seed)
 
 

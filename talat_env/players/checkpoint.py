@@ -1,5 +1,6 @@
 """Talat's player files: a trained network as a player (:mod:`tabletop.netplayer`'s format,
-which names the game, so a Splut! file handed to Talat is refused by name). Needs the
+which names the game, so a Splut! file handed to Talat is refused by name), alone or guiding
+the expert's search (``path.zip:expert``, :mod:`talat_env.players.guided`). Needs the
 ``[train]`` extra."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from talat_env.encoding import (
     action_mask,
     observation,
 )
+from talat_env.players.guided import GuidedSearchAgent, parse_guided
 from talat_env.rules.engine import State
 
 __all__ = [
@@ -61,9 +63,17 @@ def load_agent(
 
 
 def agent_from_spec(spec: str, seed: int | None = None) -> Agent | None:
-    """The player a file spec names (``path.zip``), reset with ``seed``; ``None`` if
-    ``spec`` names no file. This is how :func:`talat_env.players.make_agent` reads files."""
-    return netplayer.agent_from_spec(spec, LAYOUT, observe, seed)
+    """The player a file spec names (``path.zip``, or ``path.zip:expert`` /
+    ``path.zip:expert=N`` for :class:`~talat_env.players.guided.GuidedSearchAgent`), reset
+    with ``seed``; ``None`` if ``spec`` names no file. Raises ``ValueError`` naming ``spec``
+    for a bad ``N``. This is how :func:`talat_env.players.make_agent` reads files."""
+    guided = parse_guided(spec)
+    if guided is None:
+        return netplayer.agent_from_spec(spec, LAYOUT, observe, seed)
+    path, nodes = guided
+    agent = GuidedSearchAgent(load_agent(path), nodes=nodes, seed=seed)
+    agent.reset(seed)
+    return agent
 
 
 def network_save(

@@ -25,6 +25,14 @@ Finished games count ±``WIN`` by the rules' winners (tie-break included), plus 
 margin. Moves of equal value are chosen between by a seeded shuffle, so a player is
 deterministic given its seed.
 
+**Guided** (:meth:`SearchAgent.choose_guided`, how :mod:`talat_env.players.guided` lets a
+network choose): the same search and set-up, given one prior per legal move. Root moves are
+searched in order of their value at the depth before, then of prior; each root move after
+the first is searched with its window lowered to ``margin`` below the best so far, so that
+every move within ``margin`` of the best gets its exact value, and among those (equal within
+:data:`TIE` when ``margin`` is 0) the move of highest prior is played. ``choose`` is
+unchanged.
+
 **During set-up** (about 90 placements a ply) they rank their placements by the evaluation
 after them; ``hard`` and ``expert`` keep the best ``setup_width`` of them and answer each
 with the next placer's reply that is worst for the searcher, taking the best of those;
@@ -46,7 +54,7 @@ included); ``search:<level>=N`` sets it.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -91,6 +99,10 @@ QUIESCENCE_PLIES = 4
 IN_HAND = 0.1
 #: The transposition table is emptied when it grows past this many positions.
 TABLE_LIMIT = 400_000
+#: Guided root values closer than this are equal (sums of the same points in other orders).
+TIE = 1e-9
+#: A guide's priors: ``priors(state, moves)``, one number per legal move, higher preferred.
+Priors = Callable[[State, list[int]], Sequence[float]]
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _INF = float("inf")
 
@@ -201,6 +213,8 @@ class SearchAgent(Agent):
         #: Positions visited and the deepest finished iteration of the last search.
         self.nodes = 0
         self.reached = 0
+        #: The root values the last guided move was chosen from (exact within its margin).
+        self.values: dict[int, float] = {}
         self._limit = 0
         self._seat = 0
 
@@ -367,6 +381,140 @@ class SearchAgent(Agent):
             moves.remove(table_move)
             moves.insert(0, table_move)
         return moves
+
+    # --- guided -------------------------------------------------------------------------
+
+    def choose_guided(self, state: State, priors: Priors, margin: float = 0.0) -> int:
+        """The engine move to play in ``state`` with the root's near-equal moves decided by
+        ``priors`` (called once; see the module doc): of the moves valued within ``margin``
+        of the best, the one of highest prior."""
+        if not margin >= 0.0:
+            raise ValueError(f"a guided search margin must be at least 0, got {margin!r}")
+        moves = list(state.legal_ids())
+        self.values = {}
+        if len(moves) == 1:
+            return moves[0]
+        self._rng.shuffle(moves)  # equal priors in a seeded order
+        scores = priors(state, moves)
+        if len(scores) != len(moves):
+            raise ValueError(f"priors gave {len(scores)} numbers for {len(moves)} moves")
+        prior = {move: float(p) for move, p in zip(moves, scores, strict=True)}
+        if state.phase == 0:
+            return self._place_guided(state, moves, prior, margin)
+        return self._search_guided(state, moves, prior, margin)
+
+    @staticmethod
+    def _preferred(values: dict[int, float], prior: dict[int, float], margin: float) -> int:
+        """The move of highest prior among those of ``values`` within ``margin`` of the
+        best (the first in ``values``' order among equal priors)."""
+        floor = max(values.values()) - margin - TIE
+        return max((move for move, value in values.items() if value > floor), key=prior.get)
+
+    def _place_guided(
+        self, state: State, moves: list[int], prior: dict[int, float], margin: float
+    ) -> int:
+        """:meth:`_place` with the placements of equal one-move value ranked by prior and
+        the answered ones within ``margin`` of the best decided by prior."""
+        seat = state.to_move
+        ranked = []
+        for move in moves:
+            child = state.copy()
+            child.apply(move)
+            ranked.append((evaluate(child, seat), prior[move], move))
+        ranked.sort(key=lambda e: (-e[0], -e[1]))
+        if self.setup_width <= 0:
+            self.values = {move: value for value, _, move in ranked}
+            return self._preferred(self.values, prior, margin)
+        self.values = values = {}
+        best = -_INF
+        for _, _, move in ranked[: self.setup_width]:
+            child = state.copy()
+            child.apply(move)
+            if child.phase != 0 or child.to_move == seat:
+                value = evaluate(child, seat)
+            else:
+                floor = best - margin - TIE
+                value = _INF
+                for reply in child.legal_ids():
+                    after = child.copy()
+                    after.apply(reply)
+                    value = min(value, evaluate(after, seat))
+                    if value <= floor:
+                        break
+            values[move] = value
+            best = max(best, value)
+        return self._preferred(values, prior, margin)
+
+    def _search_guided(
+        self, state: State, moves: list[int], prior: dict[int, float], margin: float
+    ) -> int:
+        """:meth:`_search` with the root in order of value at the depth before, then prior,
+        and the move chosen at each depth by :meth:`_preferred`."""
+        self._seat = seat = state.to_move
+        if len(self._table) + len(self._evals) > TABLE_LIMIT:
+            self._table.clear()
+            self._evals.clear()
+        self._killers.clear()
+        self.nodes = self.reached = 0
+        root_key = zobrist(state, seat)
+        order = sorted(moves, key=lambda m: -prior[m])
+        best_move = order[0]
+        for depth in range(1, self.depth + 1):
+            self._limit = self.budget if depth > 1 else 1 << 60
+            values: dict[int, float] = {}
+            try:
+                self._root_values(state, root_key, order, depth, margin, values)
+            except _OutOfBudget:
+                # an unfinished depth decides only if it has refuted the last one's choice
+                if values and values[order[0]] <= max(values.values()) - margin - TIE:
+                    best_move = self._preferred(values, prior, margin)
+                    self.values = values
+                break
+            best_move = self._preferred(values, prior, margin)
+            self.values = values
+            self.reached = depth
+            order = self._reordered(order, values, prior, margin)
+            if abs(max(values.values())) >= 0.5 * WIN or self.nodes >= self.budget:
+                break
+        return best_move
+
+    @staticmethod
+    def _reordered(
+        order: list[int], values: dict[int, float], prior: dict[int, float], margin: float
+    ) -> list[int]:
+        """The root order for the next depth: the moves within ``margin`` of the best by
+        prior, then the others by value, then prior."""
+        floor = max(values.values()) - margin - TIE
+        near = sorted((m for m in order if values[m] > floor), key=lambda m: -prior[m])
+        rest = sorted(
+            (m for m in order if values[m] <= floor), key=lambda m: (-values[m], -prior[m])
+        )
+        return near + rest
+
+    def _root_values(
+        self,
+        state: State,
+        key: int,
+        order: list[int],
+        depth: int,
+        margin: float,
+        values: dict[int, float],
+    ) -> None:
+        """Search the root moves in ``order`` into ``values``: exact for those within
+        ``margin`` of the best, upper bounds below it for the others."""
+        seat = self._seat
+        before = state.scores()[seat]
+        best = -_INF
+        for move in order:
+            child = state.copy()
+            child.apply(move)
+            bonus = IN_HAND * (child.scores()[seat] - before) if child.phase != 2 else 0.0
+            floor = best - margin - TIE
+            value = bonus + self._node(
+                child, child_key(key, state, child, move), depth - 1, floor - bonus, _INF, 1
+            )
+            values[move] = value
+            best = max(best, value)
 
     def _cutoff(self, state: State, move: int, depth: int, ply: int) -> None:
         if move == PASS or move < STEP_BASE or _capture_order(state.cells, move) >= 0:
