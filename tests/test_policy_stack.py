@@ -1,0 +1,66 @@
+"""One forward pass for a pool of networks (tabletop.network.PolicyStack): the same logits
+as each network alone, for every kind of network the core builds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from tabletop.network import (
+    PolicyAgent,
+    PolicyStack,
+    build_policy,
+    mlp_policy_kwargs,
+    planes_policy_kwargs,
+)
+from talat_env.encoding import ACTION_PIXELS, NUM_ACTIONS, OBS_SHAPE
+
+
+def policies(kind: str, count: int) -> list:
+    torch.manual_seed(0)
+    if kind == "mlp":
+        shape, actions, kwargs = (30,), 7, mlp_policy_kwargs((16, 8), (8,))
+    else:
+        pixels = tuple(ACTION_PIXELS) if kind == "steps" else None
+        shape, actions = OBS_SHAPE, NUM_ACTIONS
+        kwargs = planes_policy_kwargs(8, 2, 16, (8,), pixels)
+    made = [build_policy(shape, actions, kwargs) for _ in range(count)]
+    for policy in made:  # untrained step scores start near zero: make them count
+        with torch.no_grad():
+            for tensor in policy.parameters():
+                tensor.add_(0.1 * torch.randn_like(tensor))
+    return made
+
+
+@pytest.mark.parametrize("kind", ["linear", "steps", "mlp"])
+def test_the_stack_gives_each_policy_its_own_logits(kind):
+    pool = policies(kind, 3)
+    rng = np.random.default_rng(1)
+    shape = pool[0].observation_space.shape
+    batches = [rng.random((n, *shape)).astype(np.float32) for n in (4, 1, 6)]
+    stack = PolicyStack.of(pool)
+    assert stack is not None
+    agents = [PolicyAgent(policy, observe=lambda s: s) for policy in pool]
+    for got, agent, batch in zip(stack.logits(batches), agents, batches, strict=True):
+        np.testing.assert_allclose(got, agent.logits(batch), rtol=1e-4, atol=1e-4)
+
+
+def test_the_agents_choose_as_they_would_alone_and_a_changed_policy_is_restacked():
+    pool = policies("steps", 2)
+    agents = [PolicyAgent(policy, observe=lambda s: s) for policy in pool]
+    rng = np.random.default_rng(2)
+    batches = [rng.random((n, *OBS_SHAPE)).astype(np.float32) for n in (3, 5)]
+    masks = [rng.random((n, NUM_ACTIONS)) < 0.3 for n in (3, 5)]
+    together = PolicyAgent.act_batches(agents, batches, masks)
+    for agent, batch, mask, acts in zip(agents, batches, masks, together, strict=True):
+        np.testing.assert_array_equal(acts, agent.act_batch(batch, mask))
+        assert mask[np.arange(len(acts)), acts].all()
+    first = PolicyStack.of(pool)
+    with torch.no_grad():
+        next(pool[0].parameters()).add_(1.0)
+    assert PolicyStack.of(pool) is not first
+
+
+def test_policies_of_different_shapes_are_not_stacked():
+    assert PolicyStack.of([*policies("steps", 1), *policies("linear", 1)]) is None
