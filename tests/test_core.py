@@ -193,6 +193,23 @@ def test_game_subclasses_must_implement_the_rules_hooks():
         Half()
 
 
+def test_environment_bases_need_the_games_hooks():
+    from tabletop.aec_env import GameAECEnv
+    from tabletop.gym_env import GameGymEnv, player_index, score_margins
+
+    for base in (GameGymEnv, GameAECEnv):
+
+        class Half(base):
+            game_name = "talat"
+
+        with pytest.raises(TypeError, match="abstract"):
+            Half()
+    assert score_margins([3, 5, 1], 2.0) == [-1.0, 1.0, -2.0]
+    assert player_index(np.int64(1), 2) == 1
+    with pytest.raises(ValueError, match=r"player index 0\.\.1, got True"):
+        player_index(True, 2)
+
+
 def test_benchmark_prints_every_figure_as_json(capsys):
     from tabletop import bench
 

@@ -79,16 +79,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from splendor_env.encoding import (
     NUM_ACTIONS,
-    OBS_SHAPE,
     STATE_SHAPE,
     action_index,
     action_mask,
@@ -108,6 +103,8 @@ from splendor_env.rules import (
 )
 from splendor_env.rules.components import WIN_POINTS
 from splendor_env.rules.engine import player_count
+from tabletop.aec_env import GameAECEnv, classic_env
+from tabletop.gym_env import GameEnvHooks, score_margins
 
 REWARD_MODES = ("win", "margin")
 #: Points of prestige margin per unit of reward with ``reward="margin"``.
@@ -171,12 +168,7 @@ def final_rewards(state: State) -> list[float]:
 def margins(state: State) -> list[float]:
     """Per seat, its points minus the best points of the other seats, in reward units
     (:data:`MARGIN_POINTS` points each)."""
-    points = state.points
-    out = []
-    for s, mine in enumerate(points):
-        best_other = max(v for o, v in enumerate(points) if o != s)
-        out.append((mine - best_other) / MARGIN_POINTS)
-    return out
+    return score_margins(state.points, MARGIN_POINTS)
 
 
 def checked_seat(state: State) -> int:
@@ -199,14 +191,33 @@ def checked_action(action: object) -> int:
 def env(**kwargs: Any) -> AECEnv:
     """The Splendor AEC env with PettingZoo's classic wrappers (illegal action: −1, game
     over)."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return classic_env(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):
+class SplendorEnvHooks(GameEnvHooks):
+    """What Splendor's environments (:class:`raw_env` and
+    :class:`~splendor_env.envs.gym.SplendorGymEnv`) supply to the core's bases: this module's
+    settings check, shuffled start, rewards and renderer, :mod:`splendor_env.encoding`'s
+    observations and masks, and the round cap's truncation."""
+
+    game_name = "splendor"
+    _final_rewards = staticmethod(final_rewards)
+    _margins = staticmethod(margins)
+    _observation = staticmethod(observation)
+    _action_mask = staticmethod(action_mask)
+    _is_truncated = staticmethod(is_truncated)
+
+    def _check_settings(self, num_players: Any, render_mode: Any, reward: Any) -> int:
+        return check_settings(num_players, render_mode, reward)
+
+    def _start_state(self, options: dict[str, Any] | None) -> State:
+        return start_state(self.num_players, options, shuffle_seed(self.np_random))
+
+    def _make_renderer(self, render_mode: str | None) -> Renderer:
+        return Renderer(render_mode, self.metadata["render_fps"])
+
+
+class raw_env(SplendorEnvHooks, GameAECEnv):
     """The bare Splendor AEC env: illegal actions raise :class:`IllegalMoveError`.
 
     Args:
@@ -221,101 +232,12 @@ class raw_env(AECEnv, EzPickle):
         "is_parallelizable": False,
         "render_fps": 2,
     }
-
-    def __init__(
-        self, num_players: int = 2, render_mode: str | None = None, reward: str = "win"
-    ) -> None:
-        EzPickle.__init__(self, num_players, render_mode, reward)
-        super().__init__()
-        num_players = check_settings(num_players, render_mode, reward)
-        self.num_players = num_players
-        self.render_mode = render_mode
-        self.reward_mode = reward
-        self.possible_agents = [f"player_{i}" for i in range(num_players)]
-        self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self.state_space = spaces.Box(0.0, 1.0, STATE_SHAPE, dtype=np.float32)
-        self.np_random, self.np_random_seed = gymnasium.utils.seeding.np_random(None)
-        #: The rules engine's position of the game (a :class:`splendor_env.rules.State`).
-        self.game_state = start_state(num_players, None, shuffle_seed(self.np_random))
-        self._margins = [0.0] * num_players
-        self._renderer = Renderer(render_mode, self.metadata["render_fps"])
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game shuffled from ``np_random`` (seeded by ``seed``);
-        ``options={"position": text}`` starts from that position instead."""
-        if seed is not None:
-            self.np_random, self.np_random_seed = gymnasium.utils.seeding.np_random(seed)
-        self.game_state = start_state(self.num_players, options, shuffle_seed(self.np_random))
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game_state.to_move]
-        self._skip_agent_selection = None
-        if self.reward_mode == "margin":
-            self._margins = margins(self.game_state)
-        if self.render_mode == "human":
-            self.render()
+    state_shape = STATE_SHAPE
 
     def state(self) -> np.ndarray:
         """The global state (``state_space``, ``float32[1010]``): everything, from seat 0's
         side (:func:`splendor_env.encoding.global_state`)."""
         return global_state(self.game_state)
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_seat[agent]
-        return {
-            "observation": observation(self.game_state, seat),
-            "action_mask": action_mask(self.game_state, seat).view(np.int8),
-        }
-
-    def step(self, action: int | None) -> None:
-        if not self.agents:
-            raise ValueError("step() after the game is over (no agent left): call reset() first")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        state = self.game_state
-        state.apply(checked_move_id(state, self.agent_seat[agent], action, who=agent))
-        self._cumulative_rewards[agent] = 0
-        if self.reward_mode == "margin":
-            after = margins(state)
-            for a, s in self.agent_seat.items():
-                self.rewards[a] = after[s] - self._margins[s]
-            self._margins = after
-            self._accumulate_rewards()
-        # With reward="win" the rewards stay 0 until the end: nothing to clear or add.
-        if state.to_move < 0:
-            if is_truncated(state):
-                self.truncations = dict.fromkeys(self.agents, True)
-            else:
-                if self.reward_mode == "win":
-                    for a, r in zip(self.possible_agents, final_rewards(state), strict=True):
-                        self.rewards[a] = r
-                    self._accumulate_rewards()
-                self.terminations = dict.fromkeys(self.agents, True)
-            self._deads_step_first()
-        else:
-            self.agent_selection = self.possible_agents[state.to_move]
-        if self.render_mode == "human":
-            self.render()
 
     # --- conversions for the agent to move ----------------------------------------------
 
@@ -333,11 +255,3 @@ class raw_env(AECEnv, EzPickle):
         state = self.game_state
         checked_seat(state)
         return move_id(state, move)
-
-    # --- rendering ----------------------------------------------------------------------
-
-    def render(self) -> str | np.ndarray | None:
-        return self._renderer.render(self.game_state)
-
-    def close(self) -> None:
-        self._renderer.close()

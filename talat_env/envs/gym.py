@@ -16,61 +16,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
 
-from tabletop.agents import Agent, check_table
-from talat_env.encoding import (
-    NUM_ACTIONS,
-    OBS_SHAPE,
-    action_mask,
-    action_of,
-    checked_move_id,
-    legal_actions,
-    move_of,
-    observation,
-)
-from talat_env.envs.aec import (
-    RENDER_MODES,
-    check_settings,
-    checked_action,
-    final_rewards,
-    margins,
-    start_state,
-)
-from talat_env.envs.render import Renderer
+from tabletop import gym_env
+from tabletop.agents import Agent
+from tabletop.gym_env import GameGymEnv
+from tabletop.gym_env import OpponentSpec as OpponentSpec
+from tabletop.gym_env import opponent_specs as opponent_specs
+from tabletop.gym_env import player_index as player_index
+from talat_env.encoding import action_of, checked_move_id, legal_actions, move_of
+from talat_env.envs.aec import RENDER_MODES, TalatEnvHooks, checked_action
 from talat_env.players import make_agent
-from talat_env.rules import IllegalMoveError, move_id, move_text, to_text
-from talat_env.rules.board import COLOUR_NAMES, COLOURS, whole_number
-
-OpponentSpec = str | Agent
-
-
-def player_index(value: object, num_players: int, name: str = "learner_player") -> int:
-    """``value`` as a player index ``0..num_players - 1``; raises ``ValueError``."""
-    index = whole_number(value)
-    if index not in range(num_players):
-        raise ValueError(
-            f"{name} must be None or a player index 0..{num_players - 1}, got {value!r:.80}"
-        )
-    return index
-
-
-def opponent_specs(
-    opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int
-) -> list[OpponentSpec]:
-    """One opponent spec (an agent or its name) per other player: ``opponents`` itself if
-    it is a list of ``num_players - 1``, or one spec for all; raises ``ValueError``."""
-    n = num_players
-    if isinstance(opponents, (str, Agent)):
-        return [opponents] * (n - 1)
-    if not isinstance(opponents, (list, tuple)) or len(opponents) != n - 1:
-        raise ValueError(
-            f"opponents: expected an agent (or its name) or a list of {n - 1} for {n} "
-            f"players, got {opponents!r:.120}"
-        )
-    return list(opponents)
+from talat_env.rules import move_id, move_text
+from talat_env.rules.board import COLOUR_NAMES, COLOURS
 
 
 def opponent_agents(
@@ -78,12 +36,10 @@ def opponent_agents(
 ) -> list[Agent]:
     """The agents of :func:`opponent_specs` (names made by
     :func:`talat_env.players.make_agent`), checked to be made for this table size."""
-    agents = [make_agent(spec) for spec in opponent_specs(opponents, num_players)]
-    check_table(agents, num_players)
-    return agents
+    return gym_env.opponent_agents(opponents, num_players, make_agent)
 
 
-class TalatGymEnv(gymnasium.Env):
+class TalatGymEnv(TalatEnvHooks, GameGymEnv):
     """Talat from one player's point of view, the other players played by ``opponents``.
 
     Args:
@@ -108,116 +64,18 @@ class TalatGymEnv(gymnasium.Env):
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
-    def __init__(
-        self,
-        num_players: int = 2,
-        opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
-        learner_player: int | None = None,
-        reward: str = "win",
-        illegal_action: str = "terminate",
-        render_mode: str | None = None,
-    ) -> None:
-        num_players = check_settings(num_players, render_mode, reward)
-        if learner_player is not None:
-            learner_player = player_index(learner_player, num_players)
-        if illegal_action not in ("terminate", "raise"):
-            raise ValueError(
-                f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r:.80}"
-            )
-        self.num_players = num_players
-        self.set_opponents(opponents)
-        #: The learner's seat, or ``None`` to draw one every episode.
-        self.learner_player = learner_player
-        self.reward_mode = reward
-        self.illegal_action = illegal_action
-        self.render_mode = render_mode
-        self.observation_space = spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32)
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
-        #: The rules engine's position of the game (a :class:`talat_env.rules.engine.State`).
-        self.game_state = start_state(num_players, None)
-        #: This episode's learner seat.
-        self.seat = 0
-        self._seat_opponent: dict[int, Agent] = {}
-        self._margin = 0.0
-        self._renderer = Renderer(render_mode, self.metadata["render_fps"])
+    def _move_texts(self, actions: np.ndarray) -> list[str]:
+        n, seat = self.num_players, self.seat
+        return [move_text(self.game_state, move_of(n, seat, int(a))) for a in actions]
 
-    def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec]) -> None:
-        """Replace the opponents (takes effect at the next reset)."""
-        self.opponents = opponent_agents(opponents, self.num_players)
+    def _learner_name(self, seat: int) -> str:
+        return COLOUR_NAMES[seat]
 
-    # --- episode ------------------------------------------------------------------------
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """New game. ``options``: ``"position"`` a start position (text), ``"learner_player"``
-        a seat."""
-        super().reset(seed=seed)
-        options = options or {}
-        self.game_state = start_state(self.num_players, options)
-        seat = options.get("learner_player", self.learner_player)
-        if seat is None:
-            seat = int(self.np_random.integers(self.num_players))
-        self.seat = player_index(seat, self.num_players)
-        n = self.num_players
-        others = [(self.seat + k) % n for k in range(1, n)]
-        self._seat_opponent = dict(zip(others, self.opponents, strict=True))
-        for opp in self.opponents:
-            opp.reset(seed=int(self.np_random.integers(2**31)))
-        self._margin = margins(self.game_state)[self.seat]
-        self._play_opponents()
-        if self.game_state.is_over():
-            raise ValueError(
-                f"the game from {to_text(self.game_state)!r} ends before the learner "
-                f"({COLOUR_NAMES[self.seat]}) moves; choose another seat or position"
-            )
-        return self._obs(), self._info()
-
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        state = self.game_state
-        if state.is_over():
-            raise ValueError("step() after the episode ended: call reset() first")
-        try:
-            move = checked_move_id(state, self.seat, action, who="the learner")
-        except IllegalMoveError as err:
-            if self.illegal_action == "raise":
-                raise
-            gymnasium.logger.warn(str(err))
-            info = self._info()
-            info["illegal_action"] = True
-            return self._obs(), -1.0, True, False, info
-        state.apply(move)
-        self._play_opponents()
-        reward = self._reward()
-        if self.render_mode == "human":
-            self.render()
-        return self._obs(), reward, state.is_over(), False, self._info()
-
-    def _reward(self) -> float:
-        state = self.game_state
-        if self.reward_mode == "margin":
-            after = margins(state)[self.seat]
-            reward, self._margin = after - self._margin, after
-            return reward
-        if state.is_over():
-            return final_rewards(state)[self.seat]
-        return 0.0
-
-    def _play_opponents(self) -> None:
-        state = self.game_state
-        while not state.is_over() and state.to_move != self.seat:
-            seat = state.to_move
-            opp = self._seat_opponent[seat]
-            obs = None
-            if opp.needs_observation:
-                obs = {
-                    "observation": observation(state, seat),
-                    "action_mask": action_mask(state, seat).view(np.int8),
-                }
-            action = opp.act(state, obs)
-            state.apply(checked_move_id(state, seat, action, who=f"opponent {opp!r}"))
-
-    # --- conversions for the learner ----------------------------------------------------
+    def _info(self) -> dict[str, Any]:
+        info = super()._info()
+        info["legal_actions"] = legal_actions(self.game_state, self.seat)
+        info["colour"] = COLOURS[self.seat]
+        return info
 
     def action_to_move(self, action: int) -> str:
         """Move text (boards' own frame) of a legal learner ``action``."""
@@ -227,30 +85,3 @@ class TalatGymEnv(gymnasium.Env):
     def move_to_action(self, move: str) -> int:
         """The learner's action for a legal move in text (the learner must be to move)."""
         return action_of(self.num_players, self.seat, move_id(self.game_state, move))
-
-    # --- views --------------------------------------------------------------------------
-
-    def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions (all false once the game is over)."""
-        return action_mask(self.game_state, self.seat)
-
-    def _obs(self) -> np.ndarray:
-        return observation(self.game_state, self.seat)
-
-    def _info(self) -> dict[str, Any]:
-        state = self.game_state
-        actions = legal_actions(state, self.seat)
-        n, seat = self.num_players, self.seat
-        return {
-            "action_mask": action_mask(state, seat).view(np.int8),
-            "legal_actions": actions,
-            "legal_moves": [move_text(state, move_of(n, seat, int(a))) for a in actions],
-            "player": self.seat,
-            "colour": COLOURS[self.seat],
-        }
-
-    def render(self) -> str | np.ndarray | None:
-        return self._renderer.render(self.game_state)
-
-    def close(self) -> None:
-        self._renderer.close()
