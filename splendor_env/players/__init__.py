@@ -7,10 +7,9 @@ that name is first made, and nothing registers itself on import. Every built-in 
 plans only on what its seat may see (SPLENDOR_RULES.md §9), and a network sees only its
 seat's observation.
 
-``best:2p``, ``best:3p`` and ``best:4p`` play the shipped network for that table size,
-``checkpoints/splendor_{N}p.zip`` (relative to the working folder or, failing that, to the
-repository the package was installed from), when that file exists; otherwise the strongest
-bot, :data:`STRONGEST_BOT` (``search:hard``).
+``best:2p``, ``best:3p`` and ``best:4p`` play the strongest player shipped for that table
+size (:data:`BEST`): today the bot ``search:hard`` at every size, which beats the shipped
+2-player network (``checkpoints/splendor_2p.zip``).
 """
 
 from __future__ import annotations
@@ -20,26 +19,21 @@ from pathlib import Path
 
 from tabletop.agents import Agent, AgentRegistry, Factory, shipped_spec
 
-#: The player ``best:Np`` falls back to when no network is shipped for that table size.
+#: The strongest bot, the top of the ladder.
 STRONGEST_BOT = "search:hard"
+#: The strongest player shipped for each table size: ``make_agent("best:2p")`` plays it. A
+#: spec as ``make_agent`` reads it; checkpoint paths (``*.zip``) are relative to the working
+#: folder or, failing that, to the repository the package was installed from.
+BEST = {2: STRONGEST_BOT, 3: STRONGEST_BOT, 4: STRONGEST_BOT}
 #: The table sizes that have a ``best:Np``.
-BEST_COUNTS = (2, 3, 4)
-
-
-def shipped_file(num_players: int) -> str:
-    """Where the shipped network of ``num_players`` players would be, relative to the
-    working folder or the repository."""
-    return f"checkpoints/splendor_{num_players}p.zip"
+BEST_COUNTS = tuple(BEST)
 
 
 def best_spec(num_players: int) -> str:
-    """The spec of ``best:<num_players>p``: the shipped file's resolved path if it exists
-    (:func:`shipped_file`), else :data:`STRONGEST_BOT`."""
+    """The spec of ``best:<num_players>p`` (:data:`BEST`), its checkpoint path resolved;
+    raises ``ValueError`` if that file is in neither place."""
     repository = Path(__file__).resolve().parents[2]
-    shipped = shipped_file(num_players)
-    if not (Path(shipped).is_file() or (repository / shipped).is_file()):
-        return STRONGEST_BOT
-    return shipped_spec(shipped, f"best:{num_players}p", repository)
+    return shipped_spec(BEST[num_players], f"best:{num_players}p", repository)
 
 
 def _best(num_players: int, seed: int | None = None) -> Agent:
