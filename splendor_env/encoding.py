@@ -434,8 +434,10 @@ def describe_legal(state: State) -> str:
 
 def checked_move_id(state: State, seat: int, action: object, who: str) -> int:
     """``action`` as a move id if it is legal for ``seat`` (to move) in ``state``; else an
-    :class:`~splendor_env.rules.IllegalMoveError` naming ``who``, the move, the position and
-    the legal moves. Every caller that applies an agent's action checks it here."""
+    :class:`~splendor_env.rules.IllegalMoveError` naming ``who``, the move, the position as
+    ``seat`` may see it (§9: no deck order, no other player's reserved card, so an error
+    tells an agent nothing its observation does not) and the legal moves. Every caller that
+    applies an agent's action checks it here."""
     index = action_index(action)
     if index is not None and state.to_move == seat and index in state.legal_move_ids():
         return index
@@ -447,9 +449,9 @@ def checked_move_id(state: State, seat: int, action: object, who: str) -> int:
     if state.to_move != seat:
         raise IllegalMoveError(
             f"illegal action {index} ({MOVE_TEXTS[index]!r}) for {who}: seat {seat} is not to "
-            f"move in position {format_position(state)!r}"
+            f"move in position {format_position(state, seat)!r}"
         )
     raise IllegalMoveError(
         f"illegal action {index} ({MOVE_TEXTS[index]!r}) for {who} (seat {seat}) in position "
-        f"{format_position(state)!r}; legal: {describe_legal(state)}"
+        f"{format_position(state, seat)!r}; legal: {describe_legal(state)}"
     )

@@ -349,7 +349,10 @@ def test_raw_env_refuses_an_illegal_action_naming_the_move_and_the_legal_ones():
         rules.IllegalMoveError, match=r"illegal action 76 \('pass'\) for player_0"
     ) as err:
         env.step(76)
-    assert "legal: 0 (take wbg)" in str(err.value) and AFTER in str(err.value)
+    # The position as player_0 may see it: an error tells an agent nothing hidden.
+    seen = rules.view_text(rules.from_text(AFTER), 0)
+    assert seen != AFTER and f"in position {seen!r}" in str(err.value)
+    assert "legal: 0 (take wbg)" in str(err.value) and AFTER not in str(err.value)
     with pytest.raises(
         rules.IllegalMoveError, match="illegal action 77 for player_0: expected a move id"
     ):
