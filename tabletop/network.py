@@ -363,10 +363,32 @@ class PolicyStack:
             torch.stack([layer.weight for layer in linears]).transpose(1, 2).contiguous(),
         )
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._made = OrderedDict()  # each kind of stack keeps its own
+
+    @classmethod
+    def _key(cls, policy: Any) -> Any:
+        """What policies must share to be stacked (their kind and every weight's shape), or
+        ``None`` for a policy this class cannot stack."""
+        if not (
+            isinstance(policy, PlanesPolicy)
+            and isinstance(policy.features_extractor, PlanesNet | MLPNet)
+            and len(policy.mlp_extractor.policy_net) == 0
+            and policy.share_features_extractor
+        ):
+            return None
+        return (
+            type(policy.features_extractor),
+            tuple(policy.observation_space.shape),
+            tuple(tuple(tensor.shape) for tensor in policy.parameters()),
+        )
+
     @classmethod
     def of(cls, policies: Sequence[Any]) -> PolicyStack | None:
-        """The stack of ``policies``, or ``None`` unless they are all :class:`PlanesPolicy`
-        policies of one shape whose actor is the features and the action head alone."""
+        """The stack of ``policies``, or ``None`` unless they all have one :meth:`_key`:
+        for this class, :class:`PlanesPolicy` policies of one shape whose actor is the
+        features and the action head alone."""
         ids = tuple(id(policy) for policy in policies)
         made = cls._made.get(ids)
         if made is not None:
@@ -377,20 +399,8 @@ class PolicyStack:
             ):
                 cls._made.move_to_end(ids)
                 return stack
-        shapes = {
-            (
-                type(policy.features_extractor),
-                tuple(policy.observation_space.shape),
-                tuple(tuple(tensor.shape) for tensor in policy.parameters()),
-            )
-            if isinstance(policy, PlanesPolicy)
-            and isinstance(policy.features_extractor, PlanesNet | MLPNet)
-            and len(policy.mlp_extractor.policy_net) == 0
-            and policy.share_features_extractor
-            else None
-            for policy in policies
-        }
-        if len(shapes) != 1 or None in shapes:
+        keys = {cls._key(policy) for policy in policies}
+        if len(keys) != 1 or None in keys:
             return None
         tensors = [tensor for policy in policies for tensor in policy.parameters()]
         refs = [weakref.ref(policy) for policy in policies]

@@ -42,7 +42,9 @@ from splut_env.players import make_agent
 from splut_env.rules import step_id
 from splut_env.rules.board import SEATS, SEATS_IN_PLAY, whole_number
 from splut_env.rules.notation import IllegalStepError, format_spn, step_text
-from tabletop.agents import Agent, check_table
+from tabletop import gym_env
+from tabletop.agents import Agent
+from tabletop.gym_env import opponent_specs as opponent_specs  # re-exported
 
 OpponentSpec = str | Agent
 
@@ -72,29 +74,11 @@ def _learner_player(settings: dict[str, Any], default: int | None) -> tuple[obje
     return settings.get("learner_player", default), "learner_player"
 
 
-def opponent_specs(
-    opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int
-) -> list[OpponentSpec]:
-    """One opponent spec (an agent or its name) per other player: ``opponents`` itself if
-    it is a list of ``num_players - 1``, or one spec for all; raises ``ValueError``."""
-    n = num_players
-    if isinstance(opponents, (str, Agent)):
-        return [opponents] * (n - 1)
-    if not isinstance(opponents, (list, tuple)) or len(opponents) != n - 1:
-        raise ValueError(
-            f"opponents: expected an agent (or its name) or a list of {n - 1} for {n} "
-            f"players, got {opponents!r:.120}"
-        )
-    return list(opponents)
-
-
 def opponent_agents(
     opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int
 ) -> list[Agent]:
     """The agents of :func:`opponent_specs`, checked to be made for this table size."""
-    agents = [make_agent(spec) for spec in opponent_specs(opponents, num_players)]
-    check_table(agents, num_players)
-    return agents
+    return gym_env.opponent_agents(opponents, num_players, make_agent)
 
 
 class SplutGymEnv(gymnasium.Env):

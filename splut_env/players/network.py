@@ -5,8 +5,6 @@ Needs the ``[train]`` extra (torch, stable-baselines3, sb3-contrib)."""
 
 from __future__ import annotations
 
-import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -36,6 +34,7 @@ from splut_env.encoding import (
 from splut_env.encoding import observation as encode
 from splut_env.rules.board import DECODED, DWARF, NEIGHBOUR, WIZARD
 from splut_env.rules.engine import State
+from tabletop import network
 from tabletop.agents import Agent
 from tabletop.network import ResidualBlock, policy_weights  # noqa: F401 (re-exported)
 
@@ -369,13 +368,12 @@ class PolicyAgent(Agent):
         return int(self._rng.choice(NUM_ACTIONS, p=probs))
 
 
-class PolicyStack:
+class PolicyStack(network.PolicyStack):
     """The policy heads of several :class:`BoardNet` policies of one shape run as one network:
     their convolutions side by side as groups, their linear layers as batched matrix
     products. A copy of the weights, made once for a set of policies and remade when any of
-    them changes in place (trained further, weights loaded); :meth:`of` keeps the last few."""
-
-    _made: OrderedDict[tuple[int, ...], tuple[list, list, int, PolicyStack]] = OrderedDict()
+    them changes in place (trained further, weights loaded); :meth:`of` (the core's) keeps
+    the last few."""
 
     @torch.no_grad()
     def __init__(self, policies: Sequence[Any]) -> None:
@@ -407,37 +405,17 @@ class PolicyStack:
         self.action = batched([policy.action_net for policy in policies])
 
     @classmethod
-    def of(cls, policies: Sequence[Any]) -> PolicyStack | None:
-        """The stack of ``policies``, or ``None`` if they are not all :class:`BoardNet`
-        policies of one shape with a linear policy head (not :class:`StepHead`) over the
-        observation planes alone."""
-        ids = tuple(id(policy) for policy in policies)
-        made = cls._made.get(ids)
-        if made is not None:
-            refs, tensors, versions, stack = made
-            if (
-                all(ref() is policy for ref, policy in zip(refs, policies, strict=True))
-                and _versions(tensors) == versions
-            ):
-                cls._made.move_to_end(ids)
-                return stack
-        shapes = {
-            tuple(tensor.shape for tensor in policy.parameters())
-            if isinstance(policy.features_extractor, BoardNet)
+    def _key(cls, policy: Any) -> Any:
+        """Every weight's shape, for :class:`BoardNet` policies with a linear policy head
+        (not :class:`StepHead`) over the observation planes alone; else ``None``."""
+        if not (
+            isinstance(policy.features_extractor, BoardNet)
             and policy.features_extractor.steps is None
             and policy.features_extractor.lines is None
             and len(policy.mlp_extractor.policy_net) == 0
-            else None
-            for policy in policies
-        }
-        if len(shapes) != 1 or None in shapes:
+        ):
             return None
-        tensors = [tensor for policy in policies for tensor in policy.parameters()]
-        refs = [weakref.ref(policy) for policy in policies]
-        cls._made[ids] = (refs, tensors, _versions(tensors), cls(policies))
-        while len(cls._made) > 4:
-            cls._made.popitem(last=False)
-        return cls._made[ids][3]
+        return tuple(tensor.shape for tensor in policy.parameters())
 
     @torch.no_grad()
     def logits(self, observations: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -459,11 +437,6 @@ class PolicyStack:
         bias, weight = self.action
         out = torch.baddbmm(bias, features, weight).numpy()
         return [out[k, : len(obs)] for k, obs in enumerate(observations)]
-
-
-def _versions(tensors: Sequence[torch.Tensor]) -> int:
-    """How many in-place changes ``tensors`` have seen (training steps, loaded weights)."""
-    return sum(tensor._version for tensor in tensors)
 
 
 @dataclass(frozen=True)

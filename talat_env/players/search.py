@@ -252,13 +252,7 @@ class SearchAgent(Agent):
             if child.phase != 0 or child.to_move == seat:
                 value = evaluate(child, seat)
             else:
-                value = _INF
-                for reply in child.legal_ids():
-                    after = child.copy()
-                    after.apply(reply)
-                    value = min(value, evaluate(after, seat))
-                    if value <= best_value:
-                        break
+                value = _worst_reply(child, seat, best_value)
             if value > best_value:
                 best_value, best_move = value, move
         return best_move
@@ -433,14 +427,7 @@ class SearchAgent(Agent):
             if child.phase != 0 or child.to_move == seat:
                 value = evaluate(child, seat)
             else:
-                floor = best - margin - TIE
-                value = _INF
-                for reply in child.legal_ids():
-                    after = child.copy()
-                    after.apply(reply)
-                    value = min(value, evaluate(after, seat))
-                    if value <= floor:
-                        break
+                value = _worst_reply(child, seat, best - margin - TIE)
             values[move] = value
             best = max(best, value)
         return self._preferred(values, prior, margin)
@@ -611,3 +598,16 @@ def hard(seed: int | None = None, budget: int | None = None) -> SearchAgent:
 def expert(seed: int | None = None, budget: int | None = None) -> SearchAgent:
     """``search:expert`` (``search:expert=N``: a budget of N positions per move)."""
     return SearchAgent("expert", seed=seed, budget=budget)
+
+
+def _worst_reply(child: State, seat: int, floor: float) -> float:
+    """The evaluation for ``seat`` after the next placer's reply in ``child`` that is worst
+    for it, stopping once one reply brings it to ``floor`` or below."""
+    value = _INF
+    for reply in child.legal_ids():
+        after = child.copy()
+        after.apply(reply)
+        value = min(value, evaluate(after, seat))
+        if value <= floor:
+            break
+    return value
