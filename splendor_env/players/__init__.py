@@ -8,8 +8,8 @@ plans only on what its seat may see (SPLENDOR_RULES.md §9), and a network sees 
 seat's observation.
 
 ``best:2p``, ``best:3p`` and ``best:4p`` play the strongest player shipped for that table
-size (:data:`BEST`): today the bot ``search:hard`` at every size, which beats the shipped
-2-player network (``checkpoints/splendor_2p.zip``).
+size (:data:`BEST`): today the bot ``search:hard`` at every size (no Splendor network is
+shipped yet).
 """
 
 from __future__ import annotations
