@@ -127,7 +127,7 @@ class GameAECEnv(GameEnvHooks, AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         state = self.game_state
-        self._apply(state, action, agent)
+        self.game.play_action(state, action, agent)
         self._cumulative_rewards[agent] = 0
         if self.reward_mode == "margin":
             after = self._margins(state)

@@ -113,6 +113,11 @@ class Game(abc.ABC):
         """Play the acting player's ``action`` on ``state`` in place and return the move's
         text; an illegal action raises ``ValueError`` naming ``who``."""
 
+    def play_action(self, state: Any, action: int, who: str) -> None:
+        """:meth:`apply_action` for callers that need no move text (environments, searches,
+        self-play); a game whose move text costs work to build plays without it."""
+        self.apply_action(state, action, who)
+
     # --- results ----------------------------------------------------------------------------
 
     @abc.abstractmethod

@@ -123,12 +123,6 @@ class GameEnvHooks(abc.ABC):
         """Whether the finished game ``state`` was cut rather than ended by the rules."""
         return False
 
-    def _apply(self, state: Any, action: int, who: str) -> None:
-        """Play the acting player's ``action`` on ``state`` in place; an illegal action
-        raises ``ValueError`` naming ``who``. By default the game descriptor's
-        ``apply_action``; a game may skip the move's text it also builds."""
-        self.game.apply_action(state, action, who)  # type: ignore[attr-defined]
-
 
 class GameGymEnv(GameEnvHooks, gymnasium.Env):
     """One game from one player's point of view, the other players played by ``opponents``.
@@ -247,7 +241,7 @@ class GameGymEnv(GameEnvHooks, gymnasium.Env):
         if self._is_over():
             raise ValueError("step() after the episode ended: call reset() first")
         try:
-            self._apply(state, action, "the learner")
+            self.game.play_action(state, action, "the learner")
         except ValueError as err:  # the game's IllegalMoveError
             if self.illegal_action == "raise":
                 raise
@@ -279,7 +273,7 @@ class GameGymEnv(GameEnvHooks, gymnasium.Env):
         while (seat := game.player_to_move(state)) is not None and seat != self.seat:
             opp = self._seat_opponent[seat]
             obs = game.observe(state, seat, game.max_turns) if opp.needs_observation else None
-            self._apply(state, opp.act(state, obs), f"opponent {opp!r}")
+            game.play_action(state, opp.act(state, obs), f"opponent {opp!r}")
 
     # --- views ----------------------------------------------------------------------------
 

@@ -175,7 +175,7 @@ class MCTS:
             child = node.children.get(k)
             if child is None:
                 state = self._copy(node.state)
-                self.game.apply_action(state, int(node.actions[k]), who="the tree search")
+                self.game.play_action(state, int(node.actions[k]), who="the tree search")
                 child = node.children[k] = self._node(state, node.moves + 1)
             node = child
         path.append((node, -1))

@@ -183,7 +183,7 @@ class GamesVectorEnv(VectorEnv):
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         rows = np.arange(self.num_envs)
         for row, action in enumerate(acts.tolist()):
-            self.game.apply_action(self.states[row], action, f"the learner of game {row}")
+            self.game.play_action(self.states[row], action, f"the learner of game {row}")
         self.moves += 1
         self._play_opponents(rows, rewards)
         terminated = np.zeros(self.num_envs, dtype=bool)
@@ -273,7 +273,7 @@ class GamesVectorEnv(VectorEnv):
                 agent = self._agents[
                     int(self._seat_agent[row, game.player_to_move(self.states[row])])
                 ]
-                game.apply_action(self.states[row], action, f"opponent {agent!r} in game {row}")
+                game.play_action(self.states[row], action, f"opponent {agent!r} in game {row}")
                 self.moves[row] += 1
             pending = waiting
 

@@ -77,6 +77,9 @@ class Talat(Game):
         state.apply(move)
         return text
 
+    def play_action(self, state: State, action: int, who: str) -> None:
+        state.apply(checked_move_id(state, state.to_move, action, who))
+
     def winner(self, state: State) -> int | None:
         winners = state.winners()
         return winners[0] if len(winners) == 1 else None

@@ -283,7 +283,7 @@ def play_core_game(job: tuple[str, ExItConfig, int]) -> tuple[dict[str, np.ndarr
             else:
                 action = int(np.argmax(visits))
             searched += 1
-        game.apply_action(state, action, who="expert iteration's self-play")
+        game.play_action(state, action, who="expert iteration's self-play")
         moves += 1
     return core_samples(game, samples, state), moves
 

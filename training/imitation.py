@@ -71,7 +71,7 @@ def _play(index: int) -> tuple[int, dict[str, np.ndarray]]:
         masks.append(np.asarray(seen["action_mask"], dtype=bool))
         labels.append(label)
         movers.append(k)
-        game.apply_action(state, int(played), who=f"imitation game {index}")
+        game.play_action(state, int(played), who=f"imitation game {index}")
         moves += 1
     rewards = game.rewards(state)
     discount = gamma ** np.arange(len(labels) - 1, -1, -1, dtype=np.float32)

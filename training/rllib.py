@@ -309,7 +309,7 @@ class GameMultiAgentEnv(MultiAgentEnv):
                 f"{sorted(action_dict)}"
             )
         try:
-            self.game.apply_action(self.state, int(action_dict[agent]), who=agent)
+            self.game.play_action(self.state, int(action_dict[agent]), who=agent)
         except ValueError:
             self._illegal = agent
             return self._outputs({agent: -1.0})
@@ -329,7 +329,7 @@ class GameMultiAgentEnv(MultiAgentEnv):
                 if bot.needs_observation
                 else None
             )
-            self.game.apply_action(self.state, bot.act(self.state, seen), who=f"bot {bot.name}")
+            self.game.play_action(self.state, bot.act(self.state, seen), who=f"bot {bot.name}")
             self._moves += 1
 
     def _over(self) -> bool:

@@ -216,9 +216,6 @@ class SplendorEnvHooks(GameEnvHooks):
     def _make_renderer(self, render_mode: str | None) -> Renderer:
         return Renderer(render_mode, self.metadata["render_fps"])
 
-    def _apply(self, state: State, action: int, who: str) -> None:
-        state.apply(checked_move_id(state, state.to_move, action, who))
-
 
 class raw_env(SplendorEnvHooks, GameAECEnv):
     """The bare Splendor AEC env: illegal actions raise :class:`IllegalMoveError`.
