@@ -79,16 +79,16 @@ from splut_env.encoding import (
     observation_planes,
 )
 from splut_env.players import make_agent
-from splut_env.players.checkpoint import load_checkpoint, save_player
+from splut_env.players.checkpoint import load_checkpoint
 from splut_env.players.mcts import MCTSAgent
-from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
+from splut_env.players.network import NetworkShape
 from splut_env.rules import State, from_spn
 from tabletop.games import Game, get_game
 from tabletop.mcts import MCTS, Evaluator
 from training.config import ConfigError, ExItConfig, load_config
 from training.evaluate import evaluate_agent, random_opening
 from training.kits import training_kit
-from training.pretrain import DEAD_VALUE_SPREAD, VALUE_HEAD, load_start
+from training.pretrain import load_start, start_value_head
 from training.reports import plot_ladder_ratings, value_start, versions
 from training.stats import ladder_rating, wilson
 
@@ -444,10 +444,7 @@ class RunState:
 
 def evaluate_network(policy: Any, config: ExItConfig, iteration: int) -> dict[str, float]:
     """The network alone (most likely step) against ``eval.bots``; win rates and rating."""
-    if config.game == "splut":
-        agent = PolicyAgent(policy, name="network", max_turns=config.max_turns)
-    else:
-        agent = training_kit(config.game).policy_agent(policy, "network", True, config.max_turns)
+    agent = training_kit(config.game).policy_agent(policy, "network", True, config.max_turns)
     results = evaluate_agent(
         agent, config.eval.bots, config.num_players, config.eval.games,
         seed=10_000 + iteration, max_turns=config.max_turns, openings=config.eval.openings,
@@ -469,22 +466,14 @@ def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
     torch.set_num_threads(config.torch_threads)
     player = run_dir / "player.zip"
     state = RunState()
-    splut = config.game == "splut"
     fields = buffer_fields(config)
     if resume:
-        policy = (load_checkpoint if splut else training_kit(config.game).load_checkpoint)(
-            player
-        ).policy
+        policy = training_kit(config.game).load_checkpoint(player).policy
         state = RunState(**json.loads((run_dir / "state.json").read_text()))
         buffer = ReplayBuffer.load(run_dir / "replay.npz", config.replay_size, fields)
     else:
         run_dir.mkdir(parents=True, exist_ok=False)
-        if splut:
-            policy = build_policy(config.network)
-            if config.init_from:
-                config.init_value = load_start(policy, config)
-        else:
-            policy = new_core_policy(config)
+        policy = new_policy(config)
         buffer = ReplayBuffer(config.replay_size, fields)
         save_network(policy, player, config, state)
     # On resume with its overrides, so that the next --resume goes on the same way.
@@ -564,22 +553,23 @@ def train(config: ExItConfig, run_dir: Path, resume: bool = False) -> Path:
     return player
 
 
-def new_core_policy(config: ExItConfig) -> Any:
-    """A core game's network from its kit: ``init_from``'s weights when set (its value head
-    as ``init_value`` says, which it then records: ``auto`` starts it fresh when it gives
-    the same value everywhere), else random."""
+def new_policy(config: ExItConfig) -> Any:
+    """The game's network from its kit: ``init_from``'s weights when set (its value head as
+    ``init_value`` says, which it then records: ``auto`` starts it fresh when it gives the
+    same value everywhere), else random."""
     kit = training_kit(config.game)
     policy = kit.build_policy(config.network)
     if not config.init_from:
         return policy
-    own = {k: v.clone() for k, v in policy.state_dict().items() if k.startswith(VALUE_HEAD)}
-    kit.load_start(policy, config)
-    choice = config.init_value
-    if choice == "auto":
-        choice = "fresh" if core_value_spread(policy, config) < DEAD_VALUE_SPREAD else "keep"
-    if choice == "fresh":
-        policy.load_state_dict(own, strict=False)
-    config.init_value = choice
+    if config.game == "splut":
+        config.init_value = load_start(policy, config)
+    else:
+        config.init_value = start_value_head(
+            policy,
+            config.init_value,
+            lambda: kit.load_start(policy, config),
+            lambda: core_value_spread(policy, config),
+        )
     return policy
 
 
@@ -600,7 +590,7 @@ def core_value_spread(policy: Any, config: ExItConfig) -> float:
     return float(np.std(values))
 
 
-def core_network(config: ExItConfig) -> NetworkShape:
+def start_network(config: ExItConfig) -> NetworkShape:
     """The network of ``config.init_from``, a player file of ``config.game`` for its table
     size; ``ConfigError`` (or the file's ``PlayerFileError``) naming the problem."""
     meta = training_kit(config.game).load_checkpoint(config.init_from).meta
@@ -610,6 +600,8 @@ def core_network(config: ExItConfig) -> NetworkShape:
             f"not {config.num_players}"
         )
     network = meta["network"]
+    if config.game == "splut":
+        return NetworkShape(**{**network, "value_hidden": tuple(network["value_hidden"])})
     if network.get("kind", "planes") != "planes":
         raise ConfigError(
             f"init_from {config.init_from!r} holds an {network['kind']!r} network; expert "
@@ -625,16 +617,9 @@ def core_network(config: ExItConfig) -> NetworkShape:
 
 
 def save_network(policy: Any, path: Path, config: ExItConfig, state: RunState) -> None:
-    if config.game != "splut":
-        training_kit(config.game).save_player(
-            policy, path, config, steps=state.steps, run=config.name, seed=config.seed,
-            trainer="expert_iteration", iterations=state.iteration, reward_shaping=0.0,
-        )  # fmt: skip
-        return
-    save_player(
-        policy, path, config.network, config.num_players, config.max_turns,
-        steps=state.steps, run=config.name, seed=config.seed, trainer="expert_iteration",
-        iterations=state.iteration, reward_shaping=0.0,
+    training_kit(config.game).save_player(
+        policy, path, config, steps=state.steps, run=config.name, seed=config.seed,
+        trainer="expert_iteration", iterations=state.iteration, reward_shaping=0.0,
     )  # fmt: skip
 
 
@@ -713,12 +698,7 @@ def model_card(config: ExItConfig, state: RunState) -> str:
             f"support weight {config.support_weight}; opponents: {', '.join(config.opponents)}"
         )
     game = "" if splut else f" of {get_game(config.game).title}"
-    network = (
-        f"{config.network.blocks} blocks × {config.network.channels} channels, "
-        f"{config.network.features_dim} features"
-        if splut
-        else training_kit(config.game).describe_network(config.network)
-    )
+    network = training_kit(config.game).describe_network(config.network)
     lines = [
         f"# {config.name}: expert iteration{game} ({config.targets} targets), "
         f"{config.num_players} players",
@@ -776,17 +756,8 @@ def main(argv: list[str] | None = None) -> None:
             config = load_config(args.config, args.overrides, kind=ExItConfig)
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
             run_dir = args.runs / f"{config.name}__seed{config.seed}__{stamp}"
-        if config.init_from and args.resume is None and config.game != "splut":
-            config.network = core_network(config)
-        elif config.init_from and args.resume is None:
-            meta = load_checkpoint(config.init_from).meta
-            if meta["num_players"] != config.num_players:
-                raise ConfigError(
-                    f"init_from {config.init_from!r} is for {meta['num_players']} players, "
-                    f"not {config.num_players}"
-                )
-            config.network = NetworkShape(**{**meta["network"],
-                                             "value_hidden": tuple(meta["network"]["value_hidden"])})  # fmt: skip
+        if config.init_from and args.resume is None:
+            config.network = start_network(config)
     except (ConfigError, ValueError) as err:
         parser.error(str(err))
     print(f"run folder: {run_dir}", flush=True)

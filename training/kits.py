@@ -57,6 +57,10 @@ class TrainingKit(abc.ABC):
     def save_player(self, policy: Any, path: Path, config: Any, **facts: Any) -> Path:
         """Write ``policy`` as the game's player file with the run's ``facts``."""
 
+    @abc.abstractmethod
+    def load_checkpoint(self, path: str | Path) -> Any:
+        """The game's player file at ``path``, checked (its ``policy`` and ``meta``)."""
+
     def check(self, config: Any) -> None:
         """Config checks of this game's own (``ConfigError``); none by default."""
 

@@ -142,10 +142,6 @@ class PooledKit(TrainingKit):
         """The config's ``network`` section as the player file's network shape."""
         raise NotImplementedError
 
-    def load_checkpoint(self, path: str) -> Any:
-        """The game's player file at ``path``, checked."""
-        raise NotImplementedError
-
     def network_save(self, policy: Any, path: Path, shape: Shape, players: int, **facts: Any):
         """Write the game's player file."""
         raise NotImplementedError

@@ -20,6 +20,7 @@ teacher's games alone never shows it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -197,12 +198,28 @@ def load_start(policy: Any, config: TrainConfig | ExItConfig) -> str:
     head as ``config.init_value`` says: ``keep`` the file's, or ``fresh``: the one ``policy``
     had (``auto``: fresh when :func:`value_spread` finds the file's dead). The choice made,
     ``keep`` or ``fresh``."""
+    return start_value_head(
+        policy,
+        config.init_value,
+        lambda: policy.load_state_dict(
+            start_weights(config.init_from, config.network, config.num_players)
+        ),
+        lambda: value_spread(policy, config.num_players, config.seed),
+    )
+
+
+def start_value_head(
+    policy: Any, init_value: str, load: Callable[[], Any], spread: Callable[[], float]
+) -> str:
+    """``load()`` a start's weights into ``policy``, then its value head as ``init_value``
+    says: ``keep`` the start's, or ``fresh``: the one ``policy`` had before (``auto``: fresh
+    when ``spread()``, the value's spread over varied positions, finds the start's dead).
+    The choice made, ``keep`` or ``fresh``."""
     own = {k: v.clone() for k, v in policy.state_dict().items() if k.startswith(VALUE_HEAD)}
-    policy.load_state_dict(start_weights(config.init_from, config.network, config.num_players))
-    choice = config.init_value
+    load()
+    choice = init_value
     if choice == "auto":
-        dead = value_spread(policy, config.num_players, config.seed) < DEAD_VALUE_SPREAD
-        choice = "fresh" if dead else "keep"
+        choice = "fresh" if spread() < DEAD_VALUE_SPREAD else "keep"
     if choice == "fresh":
         policy.load_state_dict(own, strict=False)
     return choice

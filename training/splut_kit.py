@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from splut_env.encoding import LAYOUT_VERSION
-from splut_env.players.checkpoint import save_player
+from splut_env.players.checkpoint import load_checkpoint, save_player
 from splut_env.players.network import BoardPolicy, PolicyAgent, build_policy
 from tabletop.agents import Agent
 from training.kits import TrainingKit
@@ -20,6 +20,7 @@ class SplutKit(TrainingKit):
     game = "splut"
     layout_version = LAYOUT_VERSION
     policy_class = BoardPolicy
+    load_checkpoint = staticmethod(load_checkpoint)
 
     def selfplay_env(self, config: Any) -> SelfPlayVecEnv:
         return SelfPlayVecEnv(
