@@ -247,26 +247,25 @@ class SearchAgent(Agent):
         seat = state.to_move
         best_value, best_move = -_INF, ranked[0][1]
         for _, move in ranked[: self.setup_width]:
-            child = state.copy()
-            child.apply(move)
-            if child.phase != 0 or child.to_move == seat:
-                value = evaluate(child, seat)
-            else:
-                value = _worst_reply(child, seat, best_value)
+            value = _answered(state, move, seat, best_value)
             if value > best_value:
                 best_value, best_move = value, move
         return best_move
 
     # --- play ---------------------------------------------------------------------------
 
-    def _search(self, state: State, moves: list[int]) -> int:
-        self._seat = seat = state.to_move
+    def _start(self, state: State) -> int:
+        """Make ready to search from ``state`` (its mover the searching seat); its key."""
+        self._seat = state.to_move
         if len(self._table) + len(self._evals) > TABLE_LIMIT:
             self._table.clear()
             self._evals.clear()
         self._killers.clear()
         self.nodes = self.reached = 0
-        root_key = zobrist(state, seat)
+        return zobrist(state, self._seat)
+
+    def _search(self, state: State, moves: list[int]) -> int:
+        root_key = self._start(state)
         order = list(moves)
         self._rng.shuffle(order)
         order = self._ordered(state, order, -1, 0)
@@ -422,12 +421,7 @@ class SearchAgent(Agent):
         self.values = values = {}
         best = -_INF
         for _, _, move in ranked[: self.setup_width]:
-            child = state.copy()
-            child.apply(move)
-            if child.phase != 0 or child.to_move == seat:
-                value = evaluate(child, seat)
-            else:
-                value = _worst_reply(child, seat, best - margin - TIE)
+            value = _answered(state, move, seat, best - margin - TIE)
             values[move] = value
             best = max(best, value)
         return self._preferred(values, prior, margin)
@@ -437,13 +431,7 @@ class SearchAgent(Agent):
     ) -> int:
         """:meth:`_search` with the root in order of value at the depth before, then prior,
         and the move chosen at each depth by :meth:`_preferred`."""
-        self._seat = seat = state.to_move
-        if len(self._table) + len(self._evals) > TABLE_LIMIT:
-            self._table.clear()
-            self._evals.clear()
-        self._killers.clear()
-        self.nodes = self.reached = 0
-        root_key = zobrist(state, seat)
+        root_key = self._start(state)
         order = sorted(moves, key=lambda m: -prior[m])
         best_move = order[0]
         for depth in range(1, self.depth + 1):
@@ -600,9 +588,14 @@ def expert(seed: int | None = None, budget: int | None = None) -> SearchAgent:
     return SearchAgent("expert", seed=seed, budget=budget)
 
 
-def _worst_reply(child: State, seat: int, floor: float) -> float:
-    """The evaluation for ``seat`` after the next placer's reply in ``child`` that is worst
-    for it, stopping once one reply brings it to ``floor`` or below."""
+def _answered(state: State, move: int, seat: int, floor: float) -> float:
+    """The evaluation for ``seat`` of its placement ``move`` answered by the next placer's
+    reply that is worst for it (the placement alone when no other placer follows),
+    stopping once one reply brings it to ``floor`` or below."""
+    child = state.copy()
+    child.apply(move)
+    if child.phase != 0 or child.to_move == seat:
+        return evaluate(child, seat)
     value = _INF
     for reply in child.legal_ids():
         after = child.copy()
