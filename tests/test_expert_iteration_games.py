@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from test_talat_bots import CAPTURE_LOSES_2P, LATE_3P
 
 import talat_env
 from tabletop.games import get_game
@@ -25,19 +26,9 @@ CAPTURE_WINS_2P = (
     "gw*:...../...../...../...../..... play w "
     "w=bS3,bS4,bS6,bM6,bL3,bL4,bL6,gS3,gS4,gS6,gL3,gL4 b=wS3,wS4,wS6,wM3,wM6,wL3,wL4,gM6,wM4,gM3"
 )
-# The same with white trailing 50 to 60: that capture ends the game lost (test_talat_bots).
-CAPTURE_LOSES_2P = (
-    "2p wb:...../...../..bM4../..wL6../..... bg:gM4..../...../...../...../bM3.... "
-    "gw*:...../...../...../...../..... play w w=bS3,bS4,bS6,bM6,bL3,bL4,bL6,gS3,gS4,gS6 "
-    "b=wS3,wS4,wS6,wM3,wM6,wL3,wL4,gM6,gL3,gL4,wM4,gM3"
-)
-# TALAT_PERFT.md position C, 3 players: wb frozen; after most white moves black can only
-# pass. FORCED_PASS_3P is the position after gw:a2-a1, black to pass.
-LATE_3P = (
-    "3p wb*:wL6.wS6.wL3/...../...wM3./.bS4.../.bS6.bL6. bg:.bL4.../...../.gM6.gL6gS4/....bL3/"
-    ".gS3gL3.. gw:.gL4.gM3./.wM6.../...wL4gM4/wS4wM4.../..... play w w=bM3,bS3,gS6 b=- "
-    "g=bM4,bM6,wS3"
-)
+# CAPTURE_LOSES_2P: the same with white trailing 50 to 60 (that capture ends the game lost).
+# LATE_3P: TALAT_PERFT.md position C; FORCED_PASS_3P is the position after gw:a2-a1, black
+# to pass.
 FORCED_PASS_3P = rules.to_text(rules.play(rules.from_text(LATE_3P), "gw:a2-a1"))
 CAPTURE = "wb:c2xc3"
 
