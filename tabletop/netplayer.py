@@ -7,7 +7,8 @@ shape, so a crafted or foreign file is refused with a message naming it. Needs t
 
 A file's ``network`` object describes one of two kinds (:data:`NETWORK_KINDS`): a
 ``planes`` network (:class:`~tabletop.network.PlanesNet`: ``channels``, ``blocks``,
-``features_dim``, ``value_hidden`` and an optional ``policy_head``; a file without a
+``features_dim``, ``value_hidden``, an optional ``policy_head`` and an optional ``stem``,
+the first convolution's kernel, 3 when missing; a file without a
 ``kind`` key is one) or an ``mlp`` (:class:`~tabletop.network.MLPNet`: ``{"kind": "mlp",
 "hidden": [...], "value_hidden": [...]}``). A game's :class:`Layout` says which kinds its
 files may hold.
@@ -27,6 +28,7 @@ from safetensors.torch import load, save
 
 from tabletop.network import (
     POLICY_HEADS,
+    STEMS,
     PolicyAgent,
     build_policy,
     mlp_policy_kwargs,
@@ -90,6 +92,7 @@ class Shape:
     policy_head: str = "linear"
     kind: str = "planes"
     hidden: tuple[int, ...] = ()
+    stem: int = 3
 
     def policy_kwargs(self, action_pixels: tuple[int, ...] | None = None) -> dict[str, Any]:
         """The policy's keyword arguments; the ``steps`` head needs the game's
@@ -110,6 +113,7 @@ class Shape:
             self.features_dim,
             tuple(self.value_hidden),
             action_pixels if self.policy_head == "steps" else None,
+            self.stem,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -127,6 +131,8 @@ class Shape:
         }
         if self.policy_head != "linear":
             out["policy_head"] = self.policy_head
+        if self.stem != 3:
+            out["stem"] = self.stem
         return out
 
 
@@ -174,7 +180,7 @@ def shape_from_json(data: Any, where: str) -> Shape:
             return _mlp_from_json(data, where)
         data = {k: v for k, v in data.items() if k != "kind"}
     keys = {"channels", "blocks", "features_dim", "value_hidden"}
-    if not isinstance(data, dict) or set(data) - {"policy_head", "inputs"} != keys:
+    if not isinstance(data, dict) or set(data) - {"policy_head", "inputs", "stem"} != keys:
         raise PlayerFileError(
             f"{where}: 'network' must be an object with channels, blocks, features_dim and "
             f"value_hidden, got {str(data)[:80]!r}"
@@ -198,7 +204,14 @@ def shape_from_json(data: Any, where: str) -> Shape:
             f"{where}: network.policy_head must be one of {list(POLICY_HEADS)}, got "
             f"{str(head)[:40]!r}"
         )
-    return Shape(data["channels"], data["blocks"], data["features_dim"], tuple(hidden), head)
+    stem = data.get("stem", 3)
+    if not _whole(stem) or stem not in STEMS:
+        raise PlayerFileError(
+            f"{where}: network.stem must be one of {list(STEMS)}, got {str(stem)[:40]!r}"
+        )
+    return Shape(
+        data["channels"], data["blocks"], data["features_dim"], tuple(hidden), head, stem=stem
+    )
 
 
 def save_player(

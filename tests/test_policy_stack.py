@@ -1,5 +1,6 @@
-"""One forward pass for a pool of networks (tabletop.network.PolicyStack): the same logits
-as each network alone, for every kind of network the core builds."""
+"""The core's networks (tabletop.network): one forward pass for a pool of them
+(PolicyStack), the same logits as each network alone, for every kind the core builds; and
+their sampler (GumbelCategorical)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 import torch
 
 from tabletop.network import (
+    GumbelCategorical,
     PolicyAgent,
     PolicyStack,
     build_policy,
@@ -22,9 +24,10 @@ def policies(kind: str, count: int) -> list:
     if kind == "mlp":
         shape, actions, kwargs = (30,), 7, mlp_policy_kwargs((16, 8), (8,))
     else:
-        pixels = tuple(ACTION_PIXELS) if kind == "steps" else None
+        pixels = tuple(ACTION_PIXELS) if kind.startswith("steps") else None
         shape, actions = OBS_SHAPE, NUM_ACTIONS
-        kwargs = planes_policy_kwargs(8, 2, 16, (8,), pixels)
+        stem = 1 if kind.endswith("1x1 stem") else 3
+        kwargs = planes_policy_kwargs(8, 2, 16, (8,), pixels, stem=stem)
     made = [build_policy(shape, actions, kwargs) for _ in range(count)]
     for policy in made:  # untrained step scores start near zero: make them count
         with torch.no_grad():
@@ -33,7 +36,7 @@ def policies(kind: str, count: int) -> list:
     return made
 
 
-@pytest.mark.parametrize("kind", ["linear", "steps", "mlp"])
+@pytest.mark.parametrize("kind", ["linear", "steps", "steps, 1x1 stem", "mlp"])
 def test_the_stack_gives_each_policy_its_own_logits(kind):
     pool = policies(kind, 3)
     rng = np.random.default_rng(1)
@@ -64,3 +67,18 @@ def test_the_agents_choose_as_they_would_alone_and_a_changed_policy_is_restacked
 
 def test_policies_of_different_shapes_are_not_stacked():
     assert PolicyStack.of([*policies("steps", 1), *policies("linear", 1)]) is None
+
+
+def test_the_gumbel_sampler_draws_the_masked_distribution():
+    torch.manual_seed(0)
+    rows = 100_000
+    dist = GumbelCategorical(6)
+    dist.proba_distribution(torch.tensor([[0.0, 1.0, 2.0, -1.0, 0.5, 9.0]]).repeat(rows, 1))
+    mask = np.ones((rows, 6), dtype=bool)
+    mask[:, 5] = False  # the likeliest action, masked
+    dist.apply_masking(mask)
+    counts = torch.bincount(dist.sample(), minlength=6).numpy()
+    assert counts[5] == 0
+    probs = dist.distribution.probs[0].numpy()
+    # within 5 standard deviations of the expected count, for every action
+    assert np.all(np.abs(counts - rows * probs) <= 5 * np.sqrt(rows * probs * (1 - probs)) + 1)

@@ -56,6 +56,7 @@ def test_every_splendor_config_loads_and_keeps_the_top_search_out_of_training():
         ("num_players=1", "num_players must be 2, 3 or 4 for Splendor, got 1"),
         ("network.policy_head=steps", "network.policy_head must be 'linear' for Splendor"),
         ("network.inputs=lines", "network.inputs must be 'planes' for Splendor"),
+        ("network.stem=1", "network.stem must be 3 for Splendor"),
         ("network.blocks=9", r"network.blocks \(hidden layers of Splendor's network\) must be"),
         ("network.features_dim=4096", r"network.features_dim \(units per hidden layer\) must be"),
         ("pool.bots=[greedy,nobody]", "pool.bots: unknown bot 'nobody'"),

@@ -58,15 +58,15 @@ def test_each_action_is_read_on_the_square_it_is_played(n=None):
     assert len(set(placed)) == NUM_ACTIONS - 1  # one score per action
 
 
-def _policy(head: str) -> tuple[Shape, torch.nn.Module]:
+def _policy(head: str, stem: int = 3) -> tuple[Shape, torch.nn.Module]:
     torch.manual_seed(0)
-    shape = Shape(8, 1, 16, (8,), head)
+    shape = Shape(8, 1, 16, (8,), head, stem=stem)
     return shape, build_policy(OBS_SHAPE, NUM_ACTIONS, shape.policy_kwargs(ACTION_PIXELS))
 
 
-@pytest.mark.parametrize("head", ["linear", "steps"])
-def test_a_player_file_of_either_head_plays_as_saved(tmp_path, head):
-    shape, policy = _policy(head)
+@pytest.mark.parametrize("head,stem", [("linear", 3), ("steps", 3), ("steps", 1)])
+def test_a_player_file_of_either_head_plays_as_saved(tmp_path, head, stem):
+    shape, policy = _policy(head, stem)
     path = network_save(policy, tmp_path / "p.zip", shape, 2)
     loaded = load_checkpoint(path)
     obs = torch.as_tensor(observation(rules.initial_state(2), 0))[None]
@@ -75,6 +75,9 @@ def test_a_player_file_of_either_head_plays_as_saved(tmp_path, head):
         got = loaded.policy.get_distribution(obs).distribution.logits
     assert torch.equal(expected, got)
     assert ("policy_head" in loaded.meta["network"]) == (head == "steps")
+    assert loaded.meta["network"].get("stem", 3) == stem
+    assert ("stem" in loaded.meta["network"]) == (stem == 1)  # older files read as before
+    assert loaded.policy.features_extractor.stem[0].kernel_size == (stem, stem)
     assert type(loaded.policy.action_net).__name__ == (
         "StepLogits" if head == "steps" else "Linear"
     )
@@ -98,6 +101,11 @@ def test_a_file_with_an_unknown_head_or_a_head_the_game_lacks_is_refused(tmp_pat
     _rewrite_meta(path, lambda meta: meta["network"].update(policy_head="conv9"))
     with pytest.raises(PlayerFileError, match=r"policy_head must be one of .*got 'conv9'"):
         load_checkpoint(path)
+    for bad in (2, "1", True):
+        path = network_save(policy, tmp_path / "s.zip", shape, 2)
+        _rewrite_meta(path, lambda meta, bad=bad: meta["network"].update(stem=bad))
+        with pytest.raises(PlayerFileError, match=r"network.stem must be one of \[3, 1\]"):
+            load_checkpoint(path)
     path = network_save(policy, tmp_path / "q.zip", shape, 2)
     no_pixels = Layout(*[getattr(LAYOUT, f) for f in ("game", "version", "obs_shape")],
                        LAYOUT.num_actions, LAYOUT.player_counts)  # fmt: skip

@@ -121,6 +121,8 @@ def test_every_ppo_config_is_checked():
         ({"max_turns": 10**9}, "max_turns must be at most"),
         ({"network": {"policy_head": "conv"}}, "network.policy_head must be one of linear, steps"),
         ({"network": {"inputs": "rays"}}, "network.inputs must be one of planes, lines"),
+        ({"network": {"stem": 5}}, r"network.stem \(the first convolution's kernel\) must be"),
+        ({"network": {"stem": 1}}, "network.stem must be 3 for Splut!"),
         ({"opening_steps": -2}, "opening_steps must be at least 0"),
         ({"eval": {"openings": -1}}, "eval.openings must be at least 0"),
         ({"num_players": 3, "eval": {"ladder": {"greedy": 710}}}, "eval.ladder holds 2-player"),
@@ -879,3 +881,32 @@ def test_transfer_reseats_a_network_for_another_table_size(tmp_path, tiny_checkp
     with pytest.raises(SystemExit) as stop:
         main([str(tmp_path / "missing.zip"), "--players", "3", "--out", str(tmp_path / "x.zip")])
     assert stop.value.code == 2 and not (tmp_path / "x.zip").exists()
+
+
+def test_the_in_place_rollout_buffer_gives_the_parents_minibatches():
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+
+    from training.sb3vec import InPlaceRolloutBuffer
+
+    obs_space, action_space = spaces.Box(0, 1, (3, 2, 2), np.float32), spaces.Discrete(5)
+    buffers = [cls(4, obs_space, action_space, n_envs=3)
+               for cls in (MaskableRolloutBuffer, InPlaceRolloutBuffer)]  # fmt: skip
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        step = (rng.random((3, 3, 2, 2)).astype(np.float32), rng.integers(0, 5, (3, 1)),
+                rng.random(3), np.zeros(3, bool), torch.tensor(rng.random(3)),
+                torch.tensor(rng.random(3)))  # fmt: skip
+        masks = rng.random((3, 5)) > 0.5
+        for buffer in buffers:
+            buffer.add(*step, action_masks=masks)
+    batches = []
+    for buffer in buffers:
+        buffer.compute_returns_and_advantage(torch.zeros(3), np.zeros(3, bool))
+        np.random.seed(7)
+        batches.append(list(buffer.get(5)))
+    assert len(batches[1]) == 3
+    for theirs, ours in zip(*batches, strict=True):
+        for a, b in zip(theirs, ours, strict=True):
+            assert torch.equal(a, b)
+    assert np.shares_memory(buffers[1].observations, buffers[1].observations.base)

@@ -20,6 +20,7 @@ import yaml
 from splut_env.players.network import INPUTS, POLICY_HEADS, NetworkShape
 from tabletop.files import read_text
 from tabletop.games import get_game
+from tabletop.network import STEMS
 
 MAX_CONFIG_BYTES = 1 << 20
 
@@ -202,7 +203,7 @@ class TrainConfig(RunConfig):
         """Range checks across fields; raises :class:`ConfigError`."""
         check_run(self)
         check_ppo(self.ppo)
-        check_network(self.network)
+        check_network(self.network, self.game)
         check_positive(
             [
                 ("total_steps", self.total_steps),
@@ -320,7 +321,7 @@ class RLlibConfig(RunConfig):
             raise ConfigError(f"shaping must be at least 0, got {self.shaping}")
         check_run(self)
         check_ppo(self.ppo)
-        check_network(self.network)
+        check_network(self.network, self.game)
         if self.game != "splut" and self.network.inputs != "planes":
             raise ConfigError(
                 f"network.inputs must be 'planes' for {self.game}, got {self.network.inputs!r}"
@@ -408,7 +409,7 @@ class ExItConfig(RunConfig):
 
     def check(self) -> None:
         check_run(self)
-        check_network(self.network)
+        check_network(self.network, self.game)
         if self.game != "splut":
             self.check_other_game()
         check_positive(
@@ -551,8 +552,8 @@ def check_ppo(ppo: PPOConfig) -> None:
             raise ConfigError(f"{name} must be between 0 and 1, got {value}")
 
 
-def check_network(network: NetworkShape) -> None:
-    """The network section's sizes."""
+def check_network(network: NetworkShape, game: str = "splut") -> None:
+    """The network section's sizes and choices for ``game``."""
     check_positive(
         [
             ("network.channels", network.channels),
@@ -574,6 +575,16 @@ def check_network(network: NetworkShape) -> None:
     if network.inputs not in INPUTS:
         raise ConfigError(
             f"network.inputs must be one of {', '.join(INPUTS)}, got {network.inputs!r}"
+        )
+    if network.stem not in STEMS:
+        raise ConfigError(
+            f"network.stem (the first convolution's kernel) must be one of "
+            f"{', '.join(map(str, STEMS))}, got {network.stem!r}"
+        )
+    if game == "splut" and network.stem != 3:
+        raise ConfigError(
+            f"network.stem must be 3 for Splut! (its board network's first convolution is "
+            f"3×3), got {network.stem!r}"
         )
 
 

@@ -613,6 +613,7 @@ def start_network(config: ExItConfig) -> NetworkShape:
         features_dim=network["features_dim"],
         value_hidden=tuple(network["value_hidden"]),
         policy_head=network.get("policy_head", "linear"),
+        stem=network.get("stem", 3),
     )
 
 

@@ -67,8 +67,9 @@ class TrainingKit(abc.ABC):
     def describe_network(self, network: Any) -> str:
         """The config's ``network`` in words, for model cards (a residual CNN by default)."""
         head = ", steps policy head" if network.policy_head == "steps" else ""
+        stem = ", 1×1 stem" if network.stem == 1 else ""
         return (
-            f"residual CNN, {network.blocks} blocks × {network.channels} channels, "
+            f"residual CNN{stem}, {network.blocks} blocks × {network.channels} channels, "
             f"{network.features_dim} features{head}"
         )
 

@@ -13,6 +13,9 @@ Per-game infos become stable-baselines3's list of dicts: a finished game's has
 ``final_info``. ``env_method("action_masks")`` (what ``MaskablePPO`` calls before every
 step) returns the vector env's ``action_masks()`` row by row. ``clock["env"]``, if given,
 adds up the seconds spent in the vector env's ``step``.
+
+:class:`InPlaceRolloutBuffer` is ``MaskablePPO``'s rollout buffer without the copy of the
+whole rollout that each update starts with.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from stable_baselines3.common.vec_env import VecEnv
 
 
@@ -95,3 +99,32 @@ class SB3VecEnv(VecEnv):
 
     def env_is_wrapped(self, wrapper_class: type, indices: int | Sequence[int] | None = None):
         return [False for _ in self._get_indices(indices)]
+
+
+class InPlaceRolloutBuffer(MaskableRolloutBuffer):
+    """``MaskableRolloutBuffer`` whose :meth:`get` reads the rollout where it was written.
+    The parent first copies every array from step-major to env-major order
+    (``swap_and_flatten``): for Talat's planes that is 200 MB an update, a fifth of the
+    trainer's time. Here the arrays are only flattened (a view) and the shuffled indices are
+    mapped to step-major order, so the minibatches hold the same samples in the same order
+    as the parent's and training is unchanged."""
+
+    FIELDS = ("observations", "actions", "values", "log_probs", "advantages", "returns",
+              "action_masks")  # fmt: skip
+
+    def get(self, batch_size: int | None = None) -> Any:
+        assert self.full, "the rollout is not complete"
+        total = self.buffer_size * self.n_envs
+        indices = np.random.permutation(total)  # the parent's draw, in env-major order
+        if not self.generator_ready:
+            for name in self.FIELDS:
+                array = self.__dict__[name]
+                self.__dict__[name] = array.reshape(
+                    total, *array.shape[2:], *(() if array.ndim > 2 else (1,))
+                )
+            self.generator_ready = True
+        env, step = np.divmod(indices, self.buffer_size)
+        indices = step * self.n_envs + env
+        size = total if batch_size is None else batch_size
+        for start in range(0, total, size):
+            yield self._get_samples(indices[start : start + size])

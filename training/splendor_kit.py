@@ -49,6 +49,7 @@ class SplendorKit(PooledKit):
         fixed = [
             ("network.policy_head", network.policy_head, "linear"),
             ("network.inputs", network.inputs, "planes"),
+            ("network.stem", network.stem, 3),
             ("perception.fraction", config.perception.fraction, 0.0),
         ]
         for name, value, only in fixed:

@@ -22,6 +22,7 @@ def shape_of(network: Any) -> Shape:
         network.features_dim,
         tuple(network.value_hidden),
         network.policy_head,
+        stem=network.stem,
     )
 
 

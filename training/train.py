@@ -49,7 +49,7 @@ from training.config import to_dict as config_dict
 from training.evaluate import evaluate_agent
 from training.kits import training_kit
 from training.pool import SnapshotPool, opponent_kind
-from training.sb3vec import SB3VecEnv
+from training.sb3vec import InPlaceRolloutBuffer, SB3VecEnv
 from training.stats import ladder_rating
 
 # --- seeding -----------------------------------------------------------------------------
@@ -397,6 +397,7 @@ def new_model(config: TrainConfig, vec_env: Any, run_dir: Path) -> MaskablePPO:
         policy_kwargs=kit.policy_kwargs(config.network),
         tensorboard_log=str(run_dir / "tb"),
         device="cpu",
+        rollout_buffer_class=InPlaceRolloutBuffer,
     )
     if config.init_from:
         kit.load_start(model.policy, config)

@@ -71,7 +71,7 @@ def network_shape(data: Any, where: str) -> NetworkShape:
     """The shape in a checkpoint's metadata, checked; raises :class:`CheckpointError`.
     ``policy_head`` and ``inputs`` may be missing (files written before they existed:
     ``linear``, ``planes``)."""
-    names = {f.name for f in fields(NetworkShape)}
+    names = {f.name for f in fields(NetworkShape)} - {"stem"}  # Splut!'s stem is always 3×3
     optional = {"policy_head", "inputs"}
     if not isinstance(data, dict) or not names - optional <= set(data) <= names:
         raise CheckpointError(

@@ -457,6 +457,9 @@ class NetworkShape:
     each step scored on its piece's square by the same convolution)."""
     inputs: str = "planes"
     """``planes`` (the observation) or ``lines`` (with :class:`LinePlanes`)."""
+    stem: int = 3
+    """Kernel of the first convolution: 3, or 1 for the core games' networks
+    (:class:`tabletop.network.PlanesNet`); :class:`BoardNet`'s is 3."""
 
     def policy_kwargs(self) -> dict[str, Any]:
         """The ``MaskablePPO`` ``policy_kwargs`` for this shape."""
@@ -473,7 +476,9 @@ class NetworkShape:
         }
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "value_hidden": list(self.value_hidden)}
+        out = {**asdict(self), "value_hidden": list(self.value_hidden)}
+        del out["stem"]  # always 3 here
+        return out
 
 
 def shape_of(weights: Mapping[str, torch.Tensor]) -> NetworkShape:
