@@ -104,8 +104,8 @@ class SB3VecEnv(VecEnv):
 class InPlaceRolloutBuffer(MaskableRolloutBuffer):
     """``MaskableRolloutBuffer`` whose :meth:`get` reads the rollout where it was written.
     The parent first copies every array from step-major to env-major order
-    (``swap_and_flatten``): for Talat's planes that is 200 MB an update, a fifth of the
-    trainer's time. Here the arrays are only flattened (a view) and the shuffled indices are
+    (``swap_and_flatten``): for 128 Talat games of 64-step rollouts that is 200 MB an update,
+    an eighth of the trainer's time. Here the arrays are only flattened (a view) and the shuffled indices are
     mapped to step-major order, so the minibatches hold the same samples in the same order
     as the parent's and training is unchanged."""
 
