@@ -80,14 +80,16 @@ def score_margins(scores: Sequence[float], points: float) -> list[float]:
 
 
 class GameEnvHooks(abc.ABC):
-    """What a game supplies to the core's environment bases: :attr:`game_name` and the
-    methods ``_check_settings``, ``_start_state``, ``_observation``, ``_action_mask``,
-    ``_margins``, ``_final_rewards``, ``_make_renderer`` (and ``_is_truncated`` for a game
-    that cuts some games). They may read the environment's ``num_players``, ``np_random``
-    and ``metadata``."""
+    """What a game supplies to the core's environment bases: :attr:`game_name`,
+    :attr:`renderer_class` and the methods ``_check_settings``, ``_start_state``,
+    ``_observation``, ``_action_mask``, ``_margins``, ``_final_rewards`` (and
+    ``_is_truncated`` for a game that cuts some games). They may read the environment's
+    ``num_players``, ``np_random`` and ``metadata``."""
 
     #: The game's registered name (:func:`tabletop.games.get_game`).
     game_name: str
+    #: The game's renderer, made as ``renderer_class(render_mode, fps)``.
+    renderer_class: type[Renderer]
 
     @abc.abstractmethod
     def _check_settings(self, num_players: Any, render_mode: Any, reward: Any) -> int:
@@ -115,9 +117,9 @@ class GameEnvHooks(abc.ABC):
     def _final_rewards(self, state: Any) -> list[float]:
         """Per seat, the ``reward="win"`` reward of the finished game ``state``."""
 
-    @abc.abstractmethod
     def _make_renderer(self, render_mode: str | None) -> Renderer:
         """The game's renderer for ``render_mode``."""
+        return self.renderer_class(render_mode, self.metadata["render_fps"])
 
     def _is_truncated(self, state: Any) -> bool:
         """Whether the finished game ``state`` was cut rather than ended by the rules."""

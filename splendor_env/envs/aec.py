@@ -205,16 +205,12 @@ class SplendorEnvHooks(GameEnvHooks):
     _margins = staticmethod(margins)
     _observation = staticmethod(observation)
     _action_mask = staticmethod(action_mask)
+    _check_settings = staticmethod(check_settings)
+    renderer_class = Renderer
     _is_truncated = staticmethod(is_truncated)
-
-    def _check_settings(self, num_players: Any, render_mode: Any, reward: Any) -> int:
-        return check_settings(num_players, render_mode, reward)
 
     def _start_state(self, options: dict[str, Any] | None) -> State:
         return start_state(self.num_players, options, shuffle_seed(self.np_random))
-
-    def _make_renderer(self, render_mode: str | None) -> Renderer:
-        return Renderer(render_mode, self.metadata["render_fps"])
 
 
 class raw_env(SplendorEnvHooks, GameAECEnv):
