@@ -111,7 +111,10 @@ class PlanesNet(BaseFeaturesExtractor):
         )
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        x = self.tower(self.stem(observations))
+        # Channels-last convolutions are a fifth to a third faster on a CPU for these small
+        # planes (the weights need not be converted; the results are the same).
+        planes = observations.contiguous(memory_format=torch.channels_last)
+        x = self.tower(self.stem(planes))
         if self.steps is None:
             return self.head(x)
         return torch.cat([self.steps(x), self.head(x)], dim=1)
@@ -308,19 +311,27 @@ class PolicyAgent(Agent):
     ) -> list[Any]:
         """:meth:`act_batch` for several policies at once: when they share one shape, one
         pass of all their networks together (:class:`PolicyStack`), each agent then choosing
-        from its own logits."""
+        from its own logits. A stack pads every policy's batch to the largest, so a policy
+        with many more positions than the others (the latest one in a self-play pool) runs
+        on its own when that is less work (:func:`split_largest`)."""
+        if len(agents) < 2 or any(type(agent) is not cls for agent in agents):
+            return super().act_batches(agents, observations, action_masks)
+        alone, together = split_largest([len(masks) for masks in action_masks])
+        answers: list[Any] = [None] * len(agents)
         stack = (
-            PolicyStack.of([agent.policy for agent in agents])  # type: ignore[attr-defined]
-            if len(agents) > 1 and all(type(agent) is cls for agent in agents)
+            PolicyStack.of([agents[k].policy for k in together])  # type: ignore[attr-defined]
+            if len(together) > 1
             else None
         )
         if stack is None:
-            return super().act_batches(agents, observations, action_masks)
-        logits = stack.logits(observations)
-        return [
-            agent._choose(out, masks)  # type: ignore[attr-defined]
-            for agent, out, masks in zip(agents, logits, action_masks, strict=True)
-        ]
+            alone, together = list(range(len(agents))), []
+        else:
+            logits = stack.logits([observations[k] for k in together])
+            for k, out in zip(together, logits, strict=True):
+                answers[k] = agents[k]._choose(out, action_masks[k])  # type: ignore[attr-defined]
+        for k in alone:
+            answers[k] = agents[k].act_batch(observations[k], action_masks[k])
+        return answers
 
     def _choose(self, logits: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         masks = np.asarray(action_masks, dtype=bool)
@@ -329,6 +340,23 @@ class PolicyAgent(Agent):
             uniform = np.clip(self._rng.random(logits.shape), 1e-12, 1 - 1e-12)
             logits -= np.log(-np.log(uniform))
         return logits.argmax(axis=1)
+
+
+#: The fixed cost of one more forward pass, in rows of a batch (see :func:`split_largest`).
+SPLIT_ROWS = 16
+
+
+def split_largest(sizes: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Which of several batches (their ``sizes``) to run alone and which to stack (indices,
+    in order): the largest go alone while that costs fewer padded rows, counting
+    :data:`SPLIT_ROWS` for each extra pass."""
+    rest = sorted(range(len(sizes)), key=lambda k: -sizes[k])
+    alone: list[int] = []
+    while len(rest) > 1 and (
+        sizes[rest[0]] + (len(rest) - 1) * sizes[rest[1]] + SPLIT_ROWS < len(rest) * sizes[rest[0]]
+    ):
+        alone.append(rest.pop(0))
+    return sorted(alone), sorted(rest)
 
 
 def _versions(tensors: Sequence[torch.Tensor]) -> tuple[int, ...]:

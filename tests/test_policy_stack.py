@@ -15,6 +15,7 @@ from tabletop.network import (
     build_policy,
     mlp_policy_kwargs,
     planes_policy_kwargs,
+    split_largest,
 )
 from talat_env.encoding import ACTION_PIXELS, NUM_ACTIONS, OBS_SHAPE
 
@@ -82,3 +83,18 @@ def test_the_gumbel_sampler_draws_the_masked_distribution():
     probs = dist.distribution.probs[0].numpy()
     # within 5 standard deviations of the expected count, for every action
     assert np.all(np.abs(counts - rows * probs) <= 5 * np.sqrt(rows * probs * (1 - probs)) + 1)
+
+
+def test_a_much_larger_batch_runs_alone_and_every_agent_chooses_as_alone():
+    assert split_largest([64, 13, 12, 13, 11, 12]) == ([0], [1, 2, 3, 4, 5])
+    assert split_largest([8, 7, 9]) == ([], [0, 1, 2])  # alike: one stacked pass
+    assert split_largest([3, 100]) == ([1], [0])  # 100 + 3 + 16 rows < 2 × 100: no stack
+    pool = policies("steps", 3)
+    agents = [PolicyAgent(policy, observe=lambda s: s) for policy in pool]
+    rng = np.random.default_rng(4)
+    sizes = (2, 70, 3)
+    batches = [rng.random((n, *OBS_SHAPE)).astype(np.float32) for n in sizes]
+    masks = [rng.random((n, NUM_ACTIONS)) < 0.3 for n in sizes]
+    together = PolicyAgent.act_batches(agents, batches, masks)
+    for agent, batch, mask, acts in zip(agents, batches, masks, together, strict=True):
+        np.testing.assert_array_equal(acts, agent.act_batch(batch, mask))

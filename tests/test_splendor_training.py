@@ -108,7 +108,7 @@ def test_players_in_training_see_only_what_their_seat_may_see():
 def _imitation_config(games: int) -> SimpleNamespace:
     pretrain = SimpleNamespace(
         games=games, teacher="greedy", explore=0.1, epochs=25, batch_size=64,
-        learning_rate=0.003, dagger_rounds=1, dagger_games=2,
+        learning_rate=0.003, dagger_rounds=1, dagger_games=2, soft=False,
     )  # fmt: skip
     ppo = SimpleNamespace(gamma=0.99, vf_coef=0.5, max_grad_norm=0.5)
     return SimpleNamespace(num_players=2, max_turns=400, seed=5, pretrain=pretrain, ppo=ppo)

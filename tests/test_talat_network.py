@@ -116,10 +116,42 @@ def test_a_file_with_an_unknown_head_or_a_head_the_game_lacks_is_refused(tmp_pat
 def _config(games: int, teacher: str = "search:easy") -> SimpleNamespace:
     pretrain = SimpleNamespace(
         games=games, teacher=teacher, explore=0.2, epochs=30, batch_size=32,
-        learning_rate=0.003, dagger_rounds=0, dagger_games=0,
+        learning_rate=0.003, dagger_rounds=0, dagger_games=0, soft=False,
     )  # fmt: skip
     ppo = SimpleNamespace(gamma=0.99, vf_coef=0.5, max_grad_norm=0.5)
     return SimpleNamespace(num_players=2, max_turns=1000, seed=5, pretrain=pretrain, ppo=ppo)
+
+
+def test_distillation_fits_the_teachers_probabilities(tmp_path):
+    game = get_game("talat")
+    shape, teacher_policy = _policy("steps", stem=3)
+    for param in teacher_policy.parameters():  # a teacher with opinions, not near-uniform
+        param.data.mul_(4)
+    path = network_save(teacher_policy, tmp_path / "teacher.zip", shape, 2)
+    config = _config(2)
+    config.pretrain.epochs, config.pretrain.soft = 40, True
+    data = imitation.generate(game, config, progress=False)
+    teacher = imitation.teacher_network(game, str(path))
+    obs, masks = imitation.float_obs(data, np.arange(len(data["masks"]))), data["masks"]
+    targets = imitation.soft_targets(teacher, obs, masks)
+    assert torch.allclose(targets.sum(1), torch.ones(len(masks)))
+    assert not targets[~torch.as_tensor(masks)].any()  # nothing on an illegal move
+
+    def divergence(student) -> float:
+        with torch.no_grad():
+            log_probs = imitation._forward(
+                student, obs, torch.zeros(len(masks), dtype=torch.long), masks
+            )[3]
+        kept = targets > 0
+        return float((targets[kept] * (targets[kept].log() - log_probs[kept])).sum() / len(masks))
+
+    _, student = _policy("steps", stem=1)  # another shape: a smaller, faster student
+    before = divergence(student)
+    imitation.fit(student, data, config, progress=False, teacher=teacher)
+    after = divergence(student)
+    assert after < 0.25 * before, (before, after)
+    with pytest.raises(ValueError, match=r"needs a network teacher .* 'greedy' is a"):
+        imitation.teacher_network(game, "greedy")
 
 
 def test_imitation_data_do_not_depend_on_the_number_of_processes(monkeypatch):

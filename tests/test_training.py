@@ -123,6 +123,11 @@ def test_every_ppo_config_is_checked():
         ({"network": {"inputs": "rays"}}, "network.inputs must be one of planes, lines"),
         ({"network": {"stem": 5}}, r"network.stem \(the first convolution's kernel\) must be"),
         ({"network": {"stem": 1}}, "network.stem must be 3 for Splut!"),
+        ({"pretrain": {"soft": True}}, r"pretrain.soft \(distillation of a network teacher\)"),
+        (
+            {"game": "talat", "pretrain": {"soft": True, "teacher": "search:easy"}},
+            r"pretrain.teacher must be a player file \(\*.zip\), got 'search:easy'",
+        ),
         ({"opening_steps": -2}, "opening_steps must be at least 0"),
         ({"eval": {"openings": -1}}, "eval.openings must be at least 0"),
         ({"num_players": 3, "eval": {"ladder": {"greedy": 710}}}, "eval.ladder holds 2-player"),

@@ -109,6 +109,10 @@ class PretrainConfig:
     """DAgger rounds after the imitation: the student plays, the teacher labels (0: none)."""
     dagger_games: int = 1000
     """Student games per DAgger round."""
+    soft: bool = False
+    """Fit the teacher's whole move distribution (its probabilities over the legal moves)
+    rather than the one move it chose: distillation of a network teacher (a player file)
+    into the learner's network, which may be smaller. Needs a teacher that is a network."""
 
 
 @dataclass
@@ -267,7 +271,18 @@ class TrainConfig(RunConfig):
         )
         check_names("eval.bots", self.eval.bots, self.game)
         check_ladder(self.eval.ladder, self.eval.bots, self.num_players, self.game)
-        check_names("pretrain.teacher", [self.pretrain.teacher], self.game)
+        if not self.pretrain.soft:
+            check_names("pretrain.teacher", [self.pretrain.teacher], self.game)
+        if self.pretrain.soft and self.game == "splut":
+            raise ConfigError(
+                "pretrain.soft (distillation of a network teacher) is for the games on the "
+                "core (talat, splendor); Splut!'s warm start imitates a bot's moves"
+            )
+        if self.pretrain.soft and not self.pretrain.teacher.endswith(".zip"):
+            raise ConfigError(
+                "pretrain.soft fits a network teacher's move probabilities: "
+                f"pretrain.teacher must be a player file (*.zip), got {self.pretrain.teacher!r}"
+            )
         if (self.ppo.n_steps * self.n_envs) % self.ppo.batch_size:
             raise ConfigError(
                 f"ppo.batch_size ({self.ppo.batch_size}) must divide ppo.n_steps × n_envs "

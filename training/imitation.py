@@ -9,7 +9,10 @@ so that the data also covers positions the teacher would not reach. Every positi
 player acted becomes one sample: that player's observation and mask, the teacher's action,
 and the game's reward for that player discounted by the moves left (``gamma **
 moves_to_end``). The policy is fitted with cross-entropy on the teacher's actions (masked),
-the value head with mean squared error, for ``pretrain.epochs``.
+the value head with mean squared error, for ``pretrain.epochs``. With ``pretrain.soft`` the
+teacher is a network (a player file) and the policy is fitted to its probabilities over the
+legal moves instead (cross-entropy against the whole distribution: distillation, which tells
+the student far more per position than the one move the teacher would choose).
 
 Then ``pretrain.dagger_rounds`` rounds of DAgger: the student (the network just fitted,
 sampling from its policy) plays ``pretrain.dagger_games`` games against itself, the teacher
@@ -132,19 +135,40 @@ def generate(
 
 def _forward(
     policy: Any, obs: torch.Tensor, actions: torch.Tensor, masks: np.ndarray
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Values, log-probabilities of ``actions`` and the likeliest actions, in one pass."""
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Values, log-probabilities of ``actions``, the likeliest actions and every action's
+    log-probability (very negative where masked), in one pass."""
     features = policy.extract_features(obs)
     latent_pi, latent_vf = policy.mlp_extractor(features)
     distribution = policy._get_action_dist_from_latent(latent_pi)
     distribution.apply_masking(masks)
-    best = distribution.distribution.probs.argmax(1)
-    return policy.value_net(latent_vf), distribution.log_prob(actions), best
+    log_probs = distribution.distribution.logits
+    best = log_probs.argmax(1)
+    return policy.value_net(latent_vf), distribution.log_prob(actions), best, log_probs
 
 
 def float_obs(data: dict[str, np.ndarray], idx: np.ndarray) -> torch.Tensor:
     """The observations ``data["obs"][idx]`` as float32 (how :func:`fit` reads a batch)."""
     return torch.as_tensor(data["obs"][idx], dtype=torch.float32)
+
+
+def teacher_network(game: Game, spec: str) -> PolicyAgent:
+    """The network player ``spec`` names, whose probabilities ``pretrain.soft`` fits; a
+    ``ValueError`` naming it if it is not a network."""
+    teacher = game.players.make(spec)
+    if not isinstance(teacher, PolicyAgent):
+        raise ValueError(
+            f"pretrain.soft needs a network teacher (a player file), but {spec!r} is a "
+            f"{type(teacher).__name__}"
+        )
+    return teacher
+
+
+def soft_targets(teacher: PolicyAgent, obs: torch.Tensor, masks: np.ndarray) -> torch.Tensor:
+    """The teacher's probabilities over each position's legal moves (0 elsewhere)."""
+    logits = torch.from_numpy(teacher.logits(obs.numpy()))
+    logits = logits.masked_fill(~torch.as_tensor(masks, dtype=torch.bool), -torch.inf)
+    return torch.softmax(logits, dim=1)
 
 
 def fit(
@@ -153,10 +177,12 @@ def fit(
     config: Any,
     progress: bool = True,
     observations: Callable[[dict[str, np.ndarray], np.ndarray], torch.Tensor] = float_obs,
+    teacher: PolicyAgent | None = None,
 ) -> dict:
     """Behaviour cloning + value regression on ``data`` (``actions``, ``masks``, ``values``,
-    and the observations that ``observations(data, idx)`` reads); the last epoch's metrics
-    (teacher agreement measured before each batch's update)."""
+    and the observations that ``observations(data, idx)`` reads); with ``teacher``, the
+    policy fits that network's probabilities instead of ``actions``. The last epoch's
+    metrics (teacher agreement measured before each batch's update)."""
     p = config.pretrain
     n = len(data["actions"])
     optimizer = torch.optim.Adam(policy.parameters(), lr=p.learning_rate)
@@ -185,8 +211,13 @@ def fit(
             idx = order[start : start + p.batch_size]
             obs = observations(data, idx)
             actions = torch.as_tensor(data["actions"][idx])
-            values, log_prob, best = _forward(policy, obs, actions, data["masks"][idx])
-            policy_loss = -log_prob.mean()
+            masks = data["masks"][idx]
+            values, log_prob, best, log_probs = _forward(policy, obs, actions, masks)
+            if teacher is None:
+                policy_loss = -log_prob.mean()
+            else:
+                targets = soft_targets(teacher, obs, masks)
+                policy_loss = -(targets * log_probs).sum(1).mean()
             value_loss = torch.nn.functional.mse_loss(
                 values.flatten(), torch.as_tensor(data["values"][idx])
             )
@@ -216,8 +247,9 @@ def warm_start(game: Game, policy: Any, config: Any, progress: bool = True) -> d
     """Imitation of the teacher's games, then the DAgger rounds (see the module doc); the
     last fit's metrics with the number of samples of each stage."""
     p = config.pretrain
+    teacher = teacher_network(game, p.teacher) if p.soft else None
     data = generate(game, config, progress=progress)
-    metrics = fit(policy, data, config, progress=progress)
+    metrics = fit(policy, data, config, progress=progress, teacher=teacher)
     sizes = [len(data["actions"])]
     for round_ in range(1, p.dagger_rounds + 1):
         labelled = generate(
@@ -225,5 +257,5 @@ def warm_start(game: Game, policy: Any, config: Any, progress: bool = True) -> d
         )
         data = {k: np.concatenate([data[k], labelled[k]]) for k in data}
         sizes.append(len(labelled["actions"]))
-        metrics = fit(policy, data, config, progress=progress)
+        metrics = fit(policy, data, config, progress=progress, teacher=teacher)
     return {**metrics, "samples": sizes}

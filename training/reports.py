@@ -144,7 +144,11 @@ def warm_start_line(config: TrainConfig, pretrain: dict | None) -> str:
     if not pretrain:
         return "none"
     p = config.pretrain
-    line = f"imitation of {p.teacher} over {p.games} games"
+    line = (
+        f"distillation of {p.teacher}'s move probabilities over {p.games} of its games"
+        if p.soft
+        else f"imitation of {p.teacher} over {p.games} games"
+    )
     if p.dagger_rounds:
         line += (
             f", then {p.dagger_rounds} DAgger rounds of {p.dagger_games} student games "
