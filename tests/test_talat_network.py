@@ -176,3 +176,19 @@ def test_imitation_learns_the_teachers_moves():
     metrics = imitation.fit(policy, data, config, progress=False)
     # From about 1 in 16 at the first epoch (the scores start near uniform).
     assert metrics["accuracy"] > 0.5 and metrics["policy_loss"] < 2.0, metrics
+
+
+def test_the_small_shipped_network_is_the_distilled_shape_and_beats_random():
+    from tabletop.match import play_game
+    from talat_env import make_agent
+
+    loaded = load_checkpoint("checkpoints/talat_2p_small.zip")
+    network = loaded.meta["network"]
+    assert (network["channels"], network["blocks"], network["stem"]) == (16, 3, 1)
+    game = get_game("talat")
+    for seat in (0, 1):
+        agents = [make_agent("random", seed=seat), make_agent("checkpoints/talat_2p_small.zip")]
+        if seat == 0:
+            agents.reverse()
+        record = play_game(game, agents, seed=seat)
+        assert record.winner == seat, record.final_spn
