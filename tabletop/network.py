@@ -111,7 +111,7 @@ class PlanesNet(BaseFeaturesExtractor):
         )
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        # Channels-last convolutions are a fifth to a third faster on a CPU for these small
+        # Channels-last convolutions are up to a third faster on a CPU for these small
         # planes (the weights need not be converted; the results are the same).
         planes = observations.contiguous(memory_format=torch.channels_last)
         x = self.tower(self.stem(planes))
