@@ -273,12 +273,12 @@ class TrainConfig(RunConfig):
         check_ladder(self.eval.ladder, self.eval.bots, self.num_players, self.game)
         if not self.pretrain.soft:
             check_names("pretrain.teacher", [self.pretrain.teacher], self.game)
-        if self.pretrain.soft and self.game == "splut":
+        elif self.game == "splut":
             raise ConfigError(
                 "pretrain.soft (distillation of a network teacher) is for the games on the "
                 "core (talat, splendor); Splut!'s warm start imitates a bot's moves"
             )
-        if self.pretrain.soft and not self.pretrain.teacher.endswith(".zip"):
+        elif not self.pretrain.teacher.endswith(".zip"):
             raise ConfigError(
                 "pretrain.soft fits a network teacher's move probabilities: "
                 f"pretrain.teacher must be a player file (*.zip), got {self.pretrain.teacher!r}"

@@ -134,17 +134,15 @@ def generate(
 
 
 def _forward(
-    policy: Any, obs: torch.Tensor, actions: torch.Tensor, masks: np.ndarray
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Values, log-probabilities of ``actions``, the likeliest actions and every action's
-    log-probability (very negative where masked), in one pass."""
+    policy: Any, obs: torch.Tensor, masks: np.ndarray
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Values and every action's log-probability (very negative where masked), in one
+    pass."""
     features = policy.extract_features(obs)
     latent_pi, latent_vf = policy.mlp_extractor(features)
     distribution = policy._get_action_dist_from_latent(latent_pi)
     distribution.apply_masking(masks)
-    log_probs = distribution.distribution.logits
-    best = log_probs.argmax(1)
-    return policy.value_net(latent_vf), distribution.log_prob(actions), best, log_probs
+    return policy.value_net(latent_vf), distribution.distribution.logits
 
 
 def float_obs(data: dict[str, np.ndarray], idx: np.ndarray) -> torch.Tensor:
@@ -212,9 +210,10 @@ def fit(
             obs = observations(data, idx)
             actions = torch.as_tensor(data["actions"][idx])
             masks = data["masks"][idx]
-            values, log_prob, best, log_probs = _forward(policy, obs, actions, masks)
+            values, log_probs = _forward(policy, obs, masks)
+            best = log_probs.argmax(1)
             if teacher is None:
-                policy_loss = -log_prob.mean()
+                policy_loss = -log_probs.gather(1, actions[:, None]).mean()
             else:
                 targets = soft_targets(teacher, obs, masks)
                 policy_loss = -(targets * log_probs).sum(1).mean()

@@ -118,10 +118,8 @@ class InPlaceRolloutBuffer(MaskableRolloutBuffer):
         indices = np.random.permutation(total)  # the parent's draw, in env-major order
         if not self.generator_ready:
             for name in self.FIELDS:
-                array = self.__dict__[name]
-                self.__dict__[name] = array.reshape(
-                    total, *array.shape[2:], *(() if array.ndim > 2 else (1,))
-                )
+                array = getattr(self, name)
+                setattr(self, name, array.reshape(total, *array.shape[2:] or (1,)))
             self.generator_ready = True
         env, step = np.divmod(indices, self.buffer_size)
         indices = step * self.n_envs + env
