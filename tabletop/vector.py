@@ -13,6 +13,11 @@ Autoreset: ``AutoresetMode.SAME_STEP``, as :class:`splut_env.envs.vector.SplutVe
 when a game ends, ``step`` returns the first observation of the next game in its place; the
 last observation of the ended one is in ``infos["final_obs"][i]`` and its result for the
 learner in ``infos["final_info"]["outcome"][i]``.
+
+``step(actions, active=mask)`` steps only the games where ``mask`` is true: the others keep
+their position and observation, get reward 0 and are neither terminated nor truncated, and
+their actions are not read (an adapter to ``AutoresetMode.NEXT_STEP`` passes the games whose
+reset observation it is returning, :mod:`training.rllib_vector`).
 """
 
 from __future__ import annotations
@@ -31,6 +36,19 @@ from tabletop.games import Game, get_game
 
 #: An opponent: an agent name of the game, or an :class:`Agent`.
 OpponentSpec = str | Agent
+
+
+def active_games(active: Any, num_envs: int) -> np.ndarray:
+    """``bool[num_envs]``: the games a vector env's ``step(actions, active=...)`` steps
+    (``None``: all of them); ``ValueError`` naming anything else."""
+    if active is None:
+        return np.ones(num_envs, dtype=bool)
+    mask = np.asarray(active)
+    if mask.shape != (num_envs,) or mask.dtype != np.bool_:
+        raise ValueError(
+            f"active must be {num_envs} booleans (one per game) or None, got {str(active)[:80]!r}"
+        )
+    return mask
 
 
 class GamesVectorEnv(VectorEnv):
@@ -172,23 +190,26 @@ class GamesVectorEnv(VectorEnv):
         return self.game.player_to_move(self.states[row]) == self.player[row]
 
     def step(
-        self, actions: Any
+        self, actions: Any, active: Any = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One learner step in each game (in the games where ``active`` is true, when
+        given; see the module doc)."""
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
             raise ValueError(
                 f"actions must be {self.num_envs} whole numbers (one per game), got "
                 f"{str(actions)[:80]!r}"
             )
+        stepped = active_games(active, self.num_envs)
         rewards = np.zeros(self.num_envs, dtype=np.float32)
-        rows = np.arange(self.num_envs)
-        for row, action in enumerate(acts.tolist()):
+        rows = np.flatnonzero(stepped)
+        for row, action in zip(rows.tolist(), acts[rows].tolist(), strict=True):
             self.game.play_action(self.states[row], action, f"the learner of game {row}")
-        self.moves += 1
+        self.moves[rows] += 1
         self._play_opponents(rows, rewards)
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
-        for row in range(self.num_envs):
+        for row in rows.tolist():
             state = self.states[row]
             if self.game.player_to_move(state) is None:
                 terminated[row] = True

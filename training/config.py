@@ -32,6 +32,8 @@ class ConfigError(ValueError):
 NAME_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
 #: The choices of ``TrainConfig.init_value``.
 INIT_VALUES = ("auto", "keep", "fresh")
+#: The env runners of ``training.rllib`` (``RLlibConfig.env_runner``).
+ENV_RUNNERS = ("multi_agent", "batched")
 
 
 @dataclass
@@ -304,7 +306,14 @@ class LeagueConfig(OpponentDraws):
     iteration's games (and at least ``min_games`` of them were played)."""
     min_games: int = 20
     max_snapshots: int = 5
-    """The oldest snapshot is dropped beyond this many."""
+    """The oldest snapshot is dropped beyond this many (with ``env_runner: batched``, the
+    oldest but the first, as ``pool.max_snapshots``)."""
+    snapshot_every: int = 20_000
+    """With ``env_runner: batched``: env steps between snapshots of the learner, as
+    ``pool.snapshot_every`` (``win_rate`` and ``min_games`` are for the multi-agent env
+    runner)."""
+    player_weights: list[float] = field(default_factory=list)
+    """With ``env_runner: batched``: as ``pool.player_weights`` (empty: all players equal)."""
 
 
 @dataclass
@@ -329,11 +338,44 @@ class RLlibConfig(RunConfig):
     eval_games: int = 100
     """Games against each of ``eval_bots`` after training (0: none)."""
     eval_bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    env_runner: str = "multi_agent"
+    """``multi_agent``: each env runner steps one game at a time, opponents mapped to
+    modules (``training.rllib``'s module doc); ``batched``: each steps
+    ``num_envs_per_env_runner`` games at once, opponents played inside the vector env
+    (``training.rllib_vector``)."""
+    num_envs_per_env_runner: int = 64
+    """With ``env_runner: batched``: the games each env runner steps at once (``ppo.n_steps``
+    must be a multiple of it)."""
+    opening_steps: int = 0
+    """With ``env_runner: batched``: each game starts after this many random steps, as in
+    ``training.train``."""
 
     def check(self) -> None:
         """Range checks across fields; raises :class:`ConfigError`."""
         if self.shaping < 0:
             raise ConfigError(f"shaping must be at least 0, got {self.shaping}")
+        if self.env_runner not in ENV_RUNNERS:
+            raise ConfigError(
+                f"env_runner must be one of {', '.join(ENV_RUNNERS)}, got {self.env_runner!r}"
+            )
+        check_positive(
+            [
+                ("num_envs_per_env_runner", self.num_envs_per_env_runner),
+                ("league.snapshot_every", self.league.snapshot_every),
+            ]
+        )
+        if self.opening_steps < 0:
+            raise ConfigError(f"opening_steps must be at least 0, got {self.opening_steps}")
+        if self.env_runner == "batched" and self.ppo.n_steps % self.num_envs_per_env_runner:
+            raise ConfigError(
+                f"ppo.n_steps ({self.ppo.n_steps}) must be a multiple of "
+                f"num_envs_per_env_runner ({self.num_envs_per_env_runner}) with env_runner: "
+                "batched (each game steps ppo.n_steps / num_envs_per_env_runner times per "
+                "iteration)"
+            )
+        check_weights(
+            "league.player_weights", self.league.player_weights, self.num_players, "num_players"
+        )
         check_run(self)
         check_ppo(self.ppo)
         check_network(self.network, self.game)

@@ -25,8 +25,13 @@ class SnapshotPool:
         self.snapshots: list[Snapshot] = []
 
     def add(self, policy: torch.nn.Module, step: int) -> str:
-        label = f"self@{step}"
         state = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+        return self.add_state(state, step)
+
+    def add_state(self, state: dict[str, torch.Tensor], step: int) -> str:
+        """Add the snapshot of weights ``state`` (kept as given) taken at ``step``; its
+        label."""
+        label = f"self@{step}"
         self.snapshots.append((label, state))
         while len(self.snapshots) > self.max_snapshots:
             del self.snapshots[1]

@@ -16,7 +16,7 @@ from tabletop.agents import Agent
 from tabletop.games import get_game
 from tabletop.netplayer import Shape
 from tabletop.network import PlanesPolicy, PolicyAgent, build_policy
-from tabletop.vector import GamesVectorEnv
+from tabletop.vector import GamesVectorEnv, active_games
 from training import imitation
 from training.config import ConfigError
 from training.kits import TrainingKit
@@ -106,17 +106,25 @@ class PooledSelfPlayEnv(GamesVectorEnv):
             [self.game.potential(s, int(k)) for s, k in zip(self.states, self.player, strict=True)]
         )
 
-    def step(self, actions: Any):
+    @property
+    def pool_labels(self) -> list[str]:
+        """The snapshots games draw from, oldest first (the last is the latest)."""
+        return list(self._order)
+
+    def step(self, actions: Any, active: Any = None):
+        """As :meth:`GamesVectorEnv.step`; games left out by ``active`` get no shaping."""
         labels = self._labels.copy()
-        obs, rewards, terminated, truncated, infos = super().step(actions)
+        obs, rewards, terminated, truncated, infos = super().step(actions, active)
+        stepped = active_games(active, self.num_envs)
         done = terminated | truncated
         if self.shaping:
             # The potential after the step: 0 for a game that ended, whose row now holds a
             # new game (whose own potential starts the next step's difference).
             phi = self._potential()
             after = np.where(done, 0.0, phi)
-            rewards = rewards + (self.shaping * (self.gamma * after - self._phi)).astype(np.float32)
-            self._phi = phi
+            shaped = self.shaping * (self.gamma * after - self._phi)
+            rewards = rewards + np.where(stepped, shaped, 0.0).astype(np.float32)
+            self._phi = np.where(stepped, phi, self._phi)
         if done.any():
             infos["final_info"]["opponents"] = labels
             infos["final_info"]["_opponents"] = done

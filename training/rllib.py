@@ -18,6 +18,21 @@ The players: the learner's seat is the agent ``"learner"``, mapped to the traine
 training kit builds, :mod:`training.kits`, and masks illegal actions), so the run ends by
 writing the game's player file (``player.zip``) that ``load_agent``, ``training.evaluate``
 and the play front ends use as they use PPO's.
+
+The batched env runner (``env_runner: batched``, e.g. ``python -m training.rllib
+env_runner=batched num_envs_per_env_runner=125``; :mod:`training.rllib_vector`): each env
+runner steps ``num_envs_per_env_runner`` games at once in the game's self-play vector env
+(the one-machine trainer's, over Splut!'s batched engine or the core's
+:class:`~tabletop.vector.GamesVectorEnv`) and asks the module for one batch of actions per
+step. The learner is a single-agent PPO of :class:`BoardRLModule`;
+every other seat is played inside the vector env, as the one-machine pool draws it: a
+snapshot of the learner (the first one at the start, then one every
+``league.snapshot_every`` env steps, sent to every runner by
+:class:`~training.rllib_vector.PoolCallback`) or a bot (``league.p_bots``). ``shaping`` and
+``opening_steps`` as in ``training.train``; ``ppo.n_steps`` (env steps per runner per
+iteration) must be a multiple of ``num_envs_per_env_runner``. The learner's win rate per
+opponent kind is in the results under ``env_runners/win_vs``. Sampling throughput of both
+paths: ``python -m training.rllib_bench``.
 """
 
 from __future__ import annotations
@@ -27,6 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import numpy as np
 import ray
 import torch
@@ -34,6 +50,7 @@ import yaml
 from gymnasium import spaces
 from ray.rllib.algorithms.ppo import PPOConfig as RLlibPPOConfig
 from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -73,6 +90,12 @@ from training.kits import training_kit
 from training.pool import weighted_choice
 from training.pretrain import start_weights
 from training.reports import results_table
+from training.rllib_vector import (
+    BatchedSelfPlayEnv,
+    PoolCallback,
+    batched_env_config,
+    pool_callback,
+)
 
 LEARNER = "learner"
 MAIN = "main"
@@ -487,10 +510,65 @@ class LeagueCallback(RLlibCallback):
 # --- the run ------------------------------------------------------------------------------
 
 
-def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
-    """RLlib's PPO config for ``config``."""
-    league = config.league
+def ppo_training(config: RLlibConfig) -> dict[str, Any]:
+    """The ``.training(...)`` settings of both paths (``ppo.n_steps`` per env runner)."""
     ppo = config.ppo
+    return {
+        "train_batch_size_per_learner": ppo.n_steps * config.num_env_runners,
+        "minibatch_size": ppo.batch_size,
+        "num_epochs": ppo.n_epochs,
+        "lr": ppo.learning_rate,
+        "gamma": ppo.gamma,
+        "lambda_": ppo.gae_lambda,
+        "clip_param": ppo.clip_range,
+        "entropy_coeff": ppo.ent_coef,
+        "vf_loss_coeff": ppo.vf_coef,
+        "grad_clip": ppo.max_grad_norm,
+    }
+
+
+def module_spec(config: RLlibConfig) -> RLModuleSpec:
+    """:class:`BoardRLModule` for the config's game and network."""
+    return RLModuleSpec(
+        module_class=BoardRLModule,
+        model_config={"game": config.game, "network": config.network.to_json()},
+    )
+
+
+def learner_module_id(config: RLlibConfig) -> str:
+    """The trained module's id: ``main`` (multi-agent) or RLlib's default (batched)."""
+    return DEFAULT_MODULE_ID if config.env_runner == "batched" else MAIN
+
+
+def batched_algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
+    """RLlib's PPO config for the batched env runner (the module doc)."""
+    games = config.num_envs_per_env_runner
+    league = config.league
+    return (
+        RLlibPPOConfig()
+        .environment(BatchedSelfPlayEnv, env_config=batched_env_config(config))
+        .framework("torch")
+        .env_runners(
+            num_env_runners=config.num_env_runners,
+            num_envs_per_env_runner=games,
+            gym_env_vectorize_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT,
+            num_cpus_per_env_runner=1,
+            rollout_fragment_length=config.ppo.n_steps // games,
+        )
+        .learners(num_learners=0)
+        .fault_tolerance(restart_failed_env_runners=False)
+        .rl_module(rl_module_spec=module_spec(config))
+        .training(**ppo_training(config))
+        .callbacks(lambda: PoolCallback(league))
+        .debugging(seed=config.seed)
+    )
+
+
+def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
+    """RLlib's PPO config for ``config`` (either env runner)."""
+    if config.env_runner == "batched":
+        return batched_algorithm_config(config)
+    league = config.league
     env_config = {
         "game": config.game,
         "num_players": config.num_players,
@@ -502,10 +580,7 @@ def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
         "shaping": config.shaping,
         "gamma": config.ppo.gamma,
     }
-    module = RLModuleSpec(
-        module_class=BoardRLModule,
-        model_config={"game": config.game, "network": config.network.to_json()},
-    )
+    module = module_spec(config)
     env = SplutMultiAgentEnv if config.game == "splut" else GameMultiAgentEnv
     return (
         RLlibPPOConfig()
@@ -526,26 +601,16 @@ def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
             policies_to_train=[MAIN],
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MAIN: module}))
-        .training(
-            train_batch_size_per_learner=ppo.n_steps * config.num_env_runners,
-            minibatch_size=ppo.batch_size,
-            num_epochs=ppo.n_epochs,
-            lr=ppo.learning_rate,
-            gamma=ppo.gamma,
-            lambda_=ppo.gae_lambda,
-            clip_param=ppo.clip_range,
-            entropy_coeff=ppo.ent_coef,
-            vf_loss_coeff=ppo.vf_coef,
-            grad_clip=ppo.max_grad_norm,
-        )
+        .training(**ppo_training(config))
         .callbacks(lambda: LeagueCallback(league))
         .debugging(seed=config.seed)
     )
 
 
 def export_player(algorithm: Any, path: Path, config: RLlibConfig, **facts: Any) -> Path:
-    """Write ``main`` as the game's player file (safetensors in a zip, nothing pickled)."""
-    module = algorithm.get_module(MAIN)
+    """Write the trained module as the game's player file (safetensors in a zip, nothing
+    pickled)."""
+    module = algorithm.get_module(learner_module_id(config))
     return training_kit(config.game).save_player(
         module.policy, path, config, trainer="rllib", reward_shaping=config.shaping, **facts
     )
@@ -572,32 +637,43 @@ def env_runner_nodes(algorithm: Any) -> list[str]:
 def train(config: RLlibConfig, out: Path, progress: bool = True) -> dict[str, Any]:
     """Build the algorithm, train ``config.iterations`` iterations, write ``out/player.zip``.
     Returns figures of the run (steps sampled, steps/s, env runner nodes, each runner's
-    modules and the league size at the end, illegal actions, the player file)."""
+    modules and the league size at the end, illegal actions, the player file; on the
+    batched path also each runner's games, the win rates per opponent kind and the
+    league's labels)."""
     torch.set_num_threads(config.torch_threads)
     weights = None
     if config.init_from:
         weights = start_from(config)
     algorithm = algorithm_config(config).build_algo()
+    batched = config.env_runner == "batched"
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     result: dict[str, Any] = {}
     try:
+        module_id = learner_module_id(config)
         if weights is not None:
             algorithm.learner_group.foreach_learner(
-                lambda learner: learner.module[MAIN].policy.load_state_dict(weights)
+                lambda learner: learner.module[module_id].policy.load_state_dict(weights)
             )
             algorithm.env_runner_group.sync_weights(
                 from_worker_or_learner_group=algorithm.learner_group
             )
+        if batched:
+            pool_callback(algorithm).add_snapshot(algorithm, 0)
         for iteration in range(1, config.iterations + 1):
             result = algorithm.train()
             runs = result.get(ENV_RUNNER_RESULTS, {})
             if progress:
+                rates = "".join(
+                    f", vs {kind} {rate:.0%}"
+                    for kind, rate in sorted(runs.get("win_vs", {}).items())
+                )
                 print(
                     f"iteration {iteration}/{config.iterations}: "
                     f"{runs.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0):,} env steps, "
                     f"learner won {runs.get('learner_win', float('nan')):.0%} of "
-                    f"{runs.get('learner_games', 0)} games, league {result.get('league_size', 0)}",
+                    f"{runs.get('learner_games', 0)} games{rates}, league "
+                    f"{result.get('league_size', 0)}",
                     flush=True,
                 )
         seconds = time.perf_counter() - start
@@ -616,10 +692,20 @@ def train(config: RLlibConfig, out: Path, progress: bool = True) -> dict[str, An
             "nodes": sorted(set(env_runner_nodes(algorithm))),
             "league_size": int(result.get("league_size", 0)),
             "modules": algorithm.env_runner_group.foreach_env_runner(
-                lambda runner: sorted(runner.module.keys()), local_env_runner=False
+                (lambda runner: [DEFAULT_MODULE_ID])
+                if batched
+                else (lambda runner: sorted(runner.module.keys())),
+                local_env_runner=False,
             ),
             "illegal_actions": int(result.get(ENV_RUNNER_RESULTS, {}).get("illegal_actions", 0)),
         }
+        if batched:
+            runs = result.get(ENV_RUNNER_RESULTS, {})
+            facts["games_per_env_runner"] = algorithm.env_runner_group.foreach_env_runner(
+                lambda runner: runner.num_envs, local_env_runner=False
+            )
+            facts["win_vs"] = {k: round(float(v), 3) for k, v in runs.get("win_vs", {}).items()}
+            facts["league"] = list(result.get("league", []))
         path = export_player(algorithm, out / "player.zip", config, env_steps=steps)
         facts["player"] = str(path)
         return facts

@@ -23,6 +23,7 @@ from splut_env.envs.vector import SplutVectorEnv
 from splut_env.players import make_agent
 from splut_env.players.bots import POTENTIAL_BOUND
 from splut_env.players.network import NetworkShape, PolicyAgent, build_policy
+from tabletop.vector import active_games
 from training.config import PoolConfig
 from training.pool import Snapshot, draw_opponent
 
@@ -119,19 +120,27 @@ class SelfPlayVecEnv(SplutVectorEnv):
         self._phi = self._potential(np.arange(self.num_envs))
         return obs, infos
 
-    def step(self, actions: Any):
+    @property
+    def pool_labels(self) -> list[str]:
+        """The snapshots games draw from, oldest first (the last is the latest)."""
+        return list(self._order)
+
+    def step(self, actions: Any, active: Any = None):
+        """As :meth:`SplutVectorEnv.step`; games left out by ``active`` get no shaping."""
         labels = self._labels.copy()
         if self._positions is not None:
             self._positions.append(self.games.games.copy())
-        obs, rewards, terminated, truncated, infos = super().step(actions)
+        obs, rewards, terminated, truncated, infos = super().step(actions, active)
+        stepped = active_games(active, self.num_envs)
         done = terminated | truncated
         if self.shaping:
             # The potential after the step: 0 for a game that ended, whose row now holds a
             # new game (whose own potential starts the next step's difference).
             phi = self._potential(np.arange(self.num_envs))
             after = np.where(done, 0.0, phi)
-            rewards = rewards + (self.shaping * (self.gamma * after - self._phi)).astype(np.float32)
-            self._phi = phi
+            shaped = self.shaping * (self.gamma * after - self._phi)
+            rewards = rewards + np.where(stepped, shaped, 0.0).astype(np.float32)
+            self._phi = np.where(stepped, phi, self._phi)
         if done.any():
             infos["final_info"]["opponents"] = labels
             infos["final_info"]["_opponents"] = done

@@ -14,6 +14,11 @@ observation of the next game in its place; the last observation of the ended one
 ``infos["final_obs"][i]`` (and ``infos["_final_obs"][i]`` is true), and its outcome in
 ``infos["final_info"]["outcome"][i]``.
 
+``step(actions, active=mask)`` steps only the games where ``mask`` is true: the others keep
+their position and observation, get reward 0 and are neither terminated nor truncated, and
+their actions are not read (for an adapter to ``AutoresetMode.NEXT_STEP``,
+:mod:`training.rllib_vector`).
+
     from splut_env.envs.vector import SplutVectorEnv
     envs = SplutVectorEnv(num_envs=256, num_players=2, opponents="random")
     obs, infos = envs.reset(seed=0)
@@ -40,6 +45,7 @@ from splut_env.players import make_agent
 from splut_env.rules.board import SEATS_IN_PLAY
 from splut_env.rules.notation import quote
 from tabletop.agents import Agent
+from tabletop.vector import active_games
 
 #: Draws of a game's opening and opponents before :meth:`SplutVectorEnv.reset` gives up on
 #: a game that keeps ending before its learner's first step.
@@ -243,34 +249,38 @@ class SplutVectorEnv(VectorEnv):
         return agent
 
     def step(
-        self, actions: Any
+        self, actions: Any, active: Any = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One learner step in each game (in the games where ``active`` is true, when
+        given; see the module doc)."""
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
             raise ValueError(
                 f"actions must be {self.num_envs} whole numbers (one per game), got "
                 f"{quote(actions)}"
             )
+        stepped = active_games(active, self.num_envs)
         acts = acts.astype(np.int64)
         rows = np.arange(self.num_envs)
         legal = (acts >= 0) & (acts < NUM_ACTIONS)
         legal[legal] = self.games.masks[rows[legal], acts[legal]]
+        legal |= ~stepped  # the actions of games left out are not read
         if not legal.all() and self.illegal_action == "raise":
             i = int(np.argmin(legal))
             seat = int(self.seat[i])
             checked_step_id(self.games.state(i), seat, int(acts[i]), f"the learner of game {i}")
         rewards = np.zeros(self.num_envs, dtype=np.float32)
-        moved = rows[legal]
+        moved = rows[legal & stepped]
         if moved.size:
-            seat_rewards, _, _ = self.games.step(acts[legal], moved)
+            seat_rewards, _, _ = self.games.step(acts[moved], moved)
             rewards[moved] = seat_rewards[np.arange(moved.size), self.seat[moved]]
             self._play_opponents(moved, rewards)
         g = self.games.games
         learner_out = g[rows, K.POS + 3 * self.seat] < 0
-        terminated = (g[:, K.TO_MOVE] < 0) | learner_out | ~legal
-        truncated = ~terminated & (g[:, K.TURN] > self.max_turns)
+        terminated = ((g[:, K.TO_MOVE] < 0) | learner_out | ~legal) & stepped
+        truncated = ~terminated & (g[:, K.TURN] > self.max_turns) & stepped
         rewards[~legal] = -1.0
-        self._observe(rows)
+        self._observe(rows[stepped])
         infos = self._infos()
         done = np.flatnonzero(terminated | truncated)
         if done.size:
