@@ -1,7 +1,10 @@
 """Training past one machine: the RLlib path (``training.rllib``) — its environment, its
-module around the project's network, and two iterations on a local two-node Ray cluster."""
+module around the project's network, and two iterations of the batched env runners on a
+local two-node Ray cluster, then a resume."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +25,10 @@ from training.rllib import (
     SplutMultiAgentEnv,
     SplutRLModule,
     opponent_mapping,
+    resume_config,
     train,
 )
+from training.rllib_resume import verified_checkpoint
 
 
 def play_out(env, rng, illegal_at=None):
@@ -167,51 +172,62 @@ def test_a_run_starts_from_a_player_file_of_its_shape(tmp_path):
         start_weights(str(tmp_path / "none.zip"), default.network, 2)
 
 
-def test_two_iterations_on_a_two_node_cluster(tmp_path):
-    """A head and one more node (1 CPU each), two env runners, starting from a player file:
-    the runners run on both nodes, the iterations sample at least 2,000 env steps with no
-    illegal action, the league adds and drops snapshots, and the exported player (close to
-    the start file) loads with ``load_agent`` and plays a legal game against ``random``."""
+def test_two_iterations_on_a_two_node_cluster_and_a_resume(tmp_path, monkeypatch):
+    """A head and one more node (1 CPU each), two batched env runners stepping 4 games each,
+    starting from a player file: the runners run on both nodes, the iterations sample at
+    least 800 env steps with no illegal action, the league gets its snapshots, each iteration
+    writes a signed checkpoint, and the exported player (close to the start file) loads with
+    ``load_agent`` and plays a legal game against ``random``. Then the run is resumed on the
+    cluster from its last checkpoint for one more iteration: its counters go on."""
     cluster = Cluster(
         initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False}
     )
     cluster.add_node(num_cpus=1)
     ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
+    monkeypatch.setenv("SPLUT_ENV_KEY_FILE", str(tmp_path / "run.key"))
+    out = tmp_path / "run"
     try:
         shape = NetworkShape(channels=8, blocks=1, features_dim=32)
         start = save_player(build_policy(shape), tmp_path / "start.zip", shape, 2, 60)
         config = parse_config(
             {
+                "env_runner": "batched",
+                "num_envs_per_env_runner": 4,
                 "init_from": str(start),
                 "shaping": 0.2,
                 "iterations": 2,
+                "checkpoint_every": 1,
                 "num_env_runners": 2,
                 "max_turns": 60,
-                "ppo": {"n_steps": 600, "batch_size": 300, "n_epochs": 1},
+                "ppo": {"n_steps": 200, "batch_size": 200, "n_epochs": 1},
                 "network": {"channels": 8, "blocks": 1, "features_dim": 32},
                 "league": {
                     "p_latest": 0.4,
                     "p_past": 0.4,
                     "p_bots": 0.2,
                     "bots": ["random"],
-                    "win_rate": 0.0,  # a snapshot after every iteration
-                    "min_games": 1,
-                    "max_snapshots": 1,
+                    "snapshot_every": 400,
+                    "max_snapshots": 2,
                 },
                 "eval_games": 0,
             },
             RLlibConfig,
         )
-        facts = train(config, tmp_path, progress=False)
+        facts = train(config, out, progress=False)
+        checkpoint = verified_checkpoint(out)
+        resumed = train(
+            resume_config(checkpoint, ["iterations=3"]), out, progress=False, resume=checkpoint
+        )
     finally:
         ray.shutdown()
         cluster.shutdown()
     assert len(facts["nodes"]) == 2
-    assert facts["env_steps"] >= 2000
+    assert facts["games_per_env_runner"] == [4, 4]
+    assert facts["env_steps"] >= 800
     assert facts["illegal_actions"] == 0
-    # Snapshots 1 and 2 were added after the two iterations, 1 dropped for 2, on every runner.
-    assert facts["modules"] == [["main", "snapshot_2"]] * 2 and facts["league_size"] == 1
-    # It trained from the start file: 8 small Adam steps moved no weight far from it.
+    assert facts["league"][0] == "self@0" and facts["league_size"] == 2
+    assert [Path(c).name for c in facts["checkpoints"]] == ["iter_000001", "iter_000002"]
+    # It trained from the start file: 4 small Adam steps moved no weight far from it.
     trained, started = load_agent(facts["player"]).policy, load_agent(start).policy
     drift = max(
         (a - b).abs().max().item()
@@ -221,3 +237,9 @@ def test_two_iterations_on_a_two_node_cluster(tmp_path):
     agent = load_agent(facts["player"])
     record = play_game([agent, make_agent("random")], seed=0, max_turns=60)
     assert record.turns >= 1
+    # The resume went on from iteration 2 on both nodes.
+    assert resumed["resumed_from"] == 2 and resumed["iterations"] == 3
+    assert len(resumed["nodes"]) == 2 and resumed["games_per_env_runner"] == [4, 4]
+    assert resumed["env_steps"] >= facts["env_steps"] + 400
+    assert verified_checkpoint(out).name == "iter_000003"
+    load_agent(out / "player.zip")

@@ -194,17 +194,17 @@ def test_the_batched_settings_are_checked():
     ]:
         with pytest.raises(ConfigError, match=expected):
             parse_config(bad, RLlibConfig)
-    # Existing configs keep the multi-agent env runner and switch by overrides.
+    # The shipped config is the batched one; the multi-agent env runner is an override away.
     shipped = ROOT / "configs/splut/rllib_2p.yaml"
-    assert load_config(shipped, [], RLlibConfig).env_runner == "multi_agent"
-    batched = ["env_runner=batched", "num_envs_per_env_runner=125"]
-    assert load_config(shipped, batched, RLlibConfig).env_runner == "batched"
+    assert load_config(shipped, [], RLlibConfig).env_runner == "batched"
+    multi = load_config(shipped, ["env_runner=multi_agent"], RLlibConfig)
+    assert multi.env_runner == "multi_agent"
 
 
 # --- a run ---------------------------------------------------------------------------------
 
 
-def test_two_batched_iterations_train_and_export_a_player(tmp_path):
+def test_two_batched_iterations_train_and_export_a_player(tmp_path, monkeypatch):
     """One env runner stepping 8 games at once, two iterations from a player file: the
     league gets its first snapshot at the start and another after ``snapshot_every`` steps,
     the learner's games are logged per opponent kind, the weights moved from the start file,
@@ -234,6 +234,7 @@ def test_two_batched_iterations_train_and_export_a_player(tmp_path):
         },
         RLlibConfig,
     )
+    monkeypatch.setenv("SPLUT_ENV_KEY_FILE", str(tmp_path / "run.key"))
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         facts = train(config, tmp_path / "run", progress=False)

@@ -124,7 +124,8 @@ def test_configs_of_other_games_are_checked():
         parse_config({"game": "splendor"}, ExItConfig)
 
 
-def test_one_iteration_of_talat_exports_a_talat_player(tmp_path):
+def test_one_iteration_of_talat_exports_a_talat_player(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPLUT_ENV_KEY_FILE", str(tmp_path / "run.key"))  # its checkpoint's key
     config = parse_config(
         {
             "game": "talat",

@@ -222,45 +222,18 @@ class TrainConfig(RunConfig):
                 ("eval.every", self.eval.every),
                 ("eval.games", self.eval.games),
                 ("eval.final_games", self.eval.final_games),
-                ("pretrain.epochs", self.pretrain.epochs),
-                ("pretrain.batch_size", self.pretrain.batch_size),
             ]
         )
         self.pool.check_draws("pool", self.game)
-        if self.pretrain.games < 0:
-            raise ConfigError(f"pretrain.games must be at least 0, got {self.pretrain.games}")
+        check_pretrain(self.pretrain, self.game, self.init_from)
         if self.eval.openings < 0:
             raise ConfigError(f"eval.openings must be at least 0, got {self.eval.openings}")
         if self.opening_steps < 0:
             raise ConfigError(f"opening_steps must be at least 0, got {self.opening_steps}")
-        if self.init_from and self.pretrain.games:
-            raise ConfigError(
-                f"init_from ({self.init_from!r}) starts from a trained network: set "
-                f"pretrain.games=0 (got {self.pretrain.games}) rather than warm-start it again"
-            )
         check_init_value(self.init_value)
         if self.thread_policy not in ("auto", "fixed"):
             raise ConfigError(
                 f"thread_policy must be 'auto' or 'fixed', got {self.thread_policy!r}"
-            )
-        if self.pretrain.dagger_rounds < 0:
-            raise ConfigError(
-                f"pretrain.dagger_rounds must be at least 0, got {self.pretrain.dagger_rounds}"
-            )
-        if self.pretrain.dagger_rounds and (
-            self.pretrain.games < 1 or self.pretrain.dagger_games < 1
-        ):
-            raise ConfigError(
-                "pretrain.dagger_rounds needs pretrain.games and pretrain.dagger_games of at "
-                f"least 1, got {self.pretrain.games} and {self.pretrain.dagger_games}"
-            )
-        if not 0 <= self.pretrain.explore <= 1:
-            raise ConfigError(
-                f"pretrain.explore must be between 0 and 1, got {self.pretrain.explore}"
-            )
-        if self.pretrain.learning_rate <= 0:
-            raise ConfigError(
-                f"pretrain.learning_rate must be positive, got {self.pretrain.learning_rate}"
             )
         if self.reward.shaping < 0:
             raise ConfigError(f"reward.shaping must be at least 0, got {self.reward.shaping}")
@@ -273,18 +246,6 @@ class TrainConfig(RunConfig):
         )
         check_names("eval.bots", self.eval.bots, self.game)
         check_ladder(self.eval.ladder, self.eval.bots, self.num_players, self.game)
-        if not self.pretrain.soft:
-            check_names("pretrain.teacher", [self.pretrain.teacher], self.game)
-        elif self.game == "splut":
-            raise ConfigError(
-                "pretrain.soft (distillation of a network teacher) is for the games on the "
-                "core (talat, splendor); Splut!'s warm start imitates a bot's moves"
-            )
-        elif not self.pretrain.teacher.endswith(".zip"):
-            raise ConfigError(
-                "pretrain.soft fits a network teacher's move probabilities: "
-                f"pretrain.teacher must be a player file (*.zip), got {self.pretrain.teacher!r}"
-            )
         if (self.ppo.n_steps * self.n_envs) % self.ppo.batch_size:
             raise ConfigError(
                 f"ppo.batch_size ({self.ppo.batch_size}) must divide ppo.n_steps × n_envs "
@@ -334,7 +295,13 @@ class RLlibConfig(RunConfig):
     """Potential-based reward shaping, as ``reward.shaping`` in ``training.train``."""
     init_from: str = ""
     """A player file to start ``main`` from (same network shape and table size), e.g. the
-    PPO main job's ``player.zip``; empty: random weights."""
+    PPO main job's ``player.zip``; empty: random weights (or the warm start's)."""
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    """The warm start before RLlib trains, as in ``training.train`` (imitation of
+    ``pretrain.teacher``, run in the driver; ``pretrain.games`` 0: none)."""
+    checkpoint_every: int = 10
+    """Iterations between resume checkpoints (``checkpoints/iter_<n>/`` in the run folder,
+    and ``player.zip`` rewritten); one is also written after the last iteration."""
     eval_games: int = 100
     """Games against each of ``eval_bots`` after training (0: none)."""
     eval_bots: list[str] = field(default_factory=lambda: ["random", "greedy"])
@@ -386,6 +353,7 @@ class RLlibConfig(RunConfig):
         check_positive(
             [
                 ("iterations", self.iterations),
+                ("checkpoint_every", self.checkpoint_every),
                 ("num_env_runners", self.num_env_runners),
                 ("league.max_snapshots", self.league.max_snapshots),
                 ("league.min_games", self.league.min_games),
@@ -396,6 +364,7 @@ class RLlibConfig(RunConfig):
                 f"league.win_rate must be between 0 and 1, got {self.league.win_rate}"
             )
         self.league.check_draws("league", self.game)
+        check_pretrain(self.pretrain, self.game, self.init_from)
         check_names("eval_bots", self.eval_bots, self.game)
         if self.eval_games < 0:
             raise ConfigError(f"eval_games must be at least 0, got {self.eval_games}")
@@ -582,6 +551,46 @@ def check_run(config: Any) -> None:
     if config.max_turns > game.max_turns_limit:
         raise ConfigError(
             f"max_turns must be at most {game.max_turns_limit}, got {config.max_turns}"
+        )
+
+
+def check_pretrain(pretrain: PretrainConfig, game: str, init_from: str = "") -> None:
+    """The ``pretrain`` section (of ``training.train`` and ``training.rllib``): its ranges,
+    its teacher, and no warm start of an ``init_from`` start."""
+    check_positive(
+        [("pretrain.epochs", pretrain.epochs), ("pretrain.batch_size", pretrain.batch_size)]
+    )
+    if pretrain.games < 0:
+        raise ConfigError(f"pretrain.games must be at least 0, got {pretrain.games}")
+    if init_from and pretrain.games:
+        raise ConfigError(
+            f"init_from ({init_from!r}) starts from a trained network: set "
+            f"pretrain.games=0 (got {pretrain.games}) rather than warm-start it again"
+        )
+    if pretrain.dagger_rounds < 0:
+        raise ConfigError(
+            f"pretrain.dagger_rounds must be at least 0, got {pretrain.dagger_rounds}"
+        )
+    if pretrain.dagger_rounds and (pretrain.games < 1 or pretrain.dagger_games < 1):
+        raise ConfigError(
+            "pretrain.dagger_rounds needs pretrain.games and pretrain.dagger_games of at "
+            f"least 1, got {pretrain.games} and {pretrain.dagger_games}"
+        )
+    if not 0 <= pretrain.explore <= 1:
+        raise ConfigError(f"pretrain.explore must be between 0 and 1, got {pretrain.explore}")
+    if pretrain.learning_rate <= 0:
+        raise ConfigError(f"pretrain.learning_rate must be positive, got {pretrain.learning_rate}")
+    if not pretrain.soft:
+        check_names("pretrain.teacher", [pretrain.teacher], game)
+    elif game == "splut":
+        raise ConfigError(
+            "pretrain.soft (distillation of a network teacher) is for the games on the "
+            "core (talat, splendor); Splut!'s warm start imitates a bot's moves"
+        )
+    elif not pretrain.teacher.endswith(".zip"):
+        raise ConfigError(
+            "pretrain.soft fits a network teacher's move probabilities: "
+            f"pretrain.teacher must be a player file (*.zip), got {pretrain.teacher!r}"
         )
 
 

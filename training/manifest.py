@@ -71,9 +71,14 @@ def write(folder: Path, names: Sequence[str], **info: object) -> None:
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2))
 
 
-def verify(folder: Path, trust: bool = False) -> dict:
+#: What reading a foreign checkpoint risks (``training.train``'s: the model is unpickled).
+UNPICKLE_RISK = "Resuming unpickles its model, which can run code planted in it"
+
+
+def verify(folder: Path, trust: bool = False, risk: str = UNPICKLE_RISK) -> dict:
     """The manifest of ``folder`` once every listed file matches its SHA-256 and the
-    signature is this user's key (skipped with ``trust``); raises :class:`ManifestError`."""
+    signature is this user's key (skipped with ``trust``); raises :class:`ManifestError`
+    (``risk``: what resuming from a foreign folder would do, said in its message)."""
     where = str(folder)
     try:
         manifest = json.loads((folder / MANIFEST).read_text())
@@ -103,8 +108,7 @@ def verify(folder: Path, trust: bool = False) -> dict:
         if not hmac.compare_digest(str(manifest.get("hmac_sha256", "")), _signature(unsigned)):
             raise ManifestError(
                 f"checkpoint {where!r} was not written by a run of this user on this machine "
-                f"(its {MANIFEST} is not signed with {key_file()}). Resuming unpickles its "
-                "model, which can run code planted in it: pass --trust-checkpoint only if you "
-                "trust where it came from"
+                f"(its {MANIFEST} is not signed with {key_file()}). {risk}: pass "
+                "--trust-checkpoint only if you trust where it came from"
             )
     return manifest

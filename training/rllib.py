@@ -1,6 +1,7 @@
 """Self-play PPO on a Ray cluster with RLlib (new API stack; the ``[ray]`` extra):
 
     python -m training.rllib --config configs/splut/rllib_2p.yaml [--address auto] [--num-env-runners N]
+    python -m training.rllib --resume runs/<run> [iterations=N]
 
 What is distributed: the env runners, one Ray actor each on any node of the cluster, play
 the config's game (``game:``; Splut! by default) with its rules engine and in-game bots
@@ -33,12 +34,26 @@ snapshot of the learner (the first one at the start, then one every
 iteration) must be a multiple of ``num_envs_per_env_runner``. The learner's win rate per
 opponent kind is in the results under ``env_runners/win_vs``. Sampling throughput of both
 paths: ``python -m training.rllib_bench``.
+
+The learner starts from ``init_from`` (a player file), from the warm start (``pretrain``,
+the imitation of a bot that ``training.train`` runs, here in the driver before Ray starts),
+or from random weights. Every ``checkpoint_every`` iterations and after the last, the run
+folder gets a checkpoint ``checkpoints/iter_<n>/`` in safe files with a signed manifest
+(:mod:`training.rllib_resume`; RLlib's own pickled checkpoints are never written or read)
+and ``player.zip`` is rewritten (atomically). ``python -m training.rllib --resume <run
+folder> [iterations=N]`` continues from the last checkpoint: the algorithm is rebuilt from
+the saved config, the module's weights, the optimizer's state, the league and the counters
+are loaded, and the iterations and env steps go on from where they were.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +80,7 @@ from ray.rllib.utils.metrics import (
     TIMERS,
 )
 from ray.rllib.utils.torch_utils import FLOAT_MIN
+from safetensors.torch import load_file, save_file
 
 from splut_env.encoding import (
     NUM_ACTIONS,
@@ -87,13 +103,25 @@ from tabletop.playerfile import PlayerFileError
 from training.config import ConfigError, LeagueConfig, RLlibConfig, load_config, to_dict
 from training.evaluate import evaluate_agent
 from training.kits import training_kit
-from training.pool import weighted_choice
+from training.pool import SnapshotPool, weighted_choice
 from training.pretrain import start_weights
 from training.reports import results_table
+from training.rllib_resume import (
+    PLAYER,
+    checkpoint_name,
+    commit,
+    load_optimizer,
+    read_trainer,
+    replace_file,
+    save_optimizer,
+    sign,
+    verified_checkpoint,
+)
 from training.rllib_vector import (
     BatchedSelfPlayEnv,
     PoolCallback,
     batched_env_config,
+    learner_weights,
     pool_callback,
 )
 
@@ -485,26 +513,31 @@ class LeagueCallback(RLlibCallback):
         if games < league.min_games or win < league.win_rate:
             return
         self.made += 1
-        new = f"snapshot_{self.made}"
+        self.add(algorithm, f"snapshot_{self.made}", algorithm.get_module(MAIN).get_state())
+        result["league_size"] = len(self.snapshots)
+
+    def add(self, algorithm: Any, new: str, state: dict[str, Any]) -> None:
+        """Add the snapshot module ``new`` with the module state ``state`` to the league (on
+        the learner and every env runner), dropping the oldest beyond
+        ``league.max_snapshots``."""
+        league = self.league
         self.snapshots.append(new)
         dropped = self.snapshots[: -league.max_snapshots]
         self.snapshots = self.snapshots[-league.max_snapshots :]
         mapping = opponent_mapping(self.snapshots, league.p_latest, league.p_past)
-        main = algorithm.get_module(MAIN)
         algorithm.add_module(
             module_id=new,
-            module_spec=RLModuleSpec.from_module(main),
+            module_spec=RLModuleSpec.from_module(algorithm.get_module(MAIN)),
             new_agent_to_module_mapping_fn=mapping,
             new_should_module_be_updated=[MAIN],
         )
-        algorithm.set_state({"learner_group": {"learner": {"rl_module": {new: main.get_state()}}}})
+        algorithm.set_state({"learner_group": {"learner": {"rl_module": {new: state}}}})
         for old in dropped:
             algorithm.remove_module(
                 module_id=old,
                 new_agent_to_module_mapping_fn=mapping,
                 new_should_module_be_updated=[MAIN],
             )
-        result["league_size"] = len(self.snapshots)
 
 
 # --- the run ------------------------------------------------------------------------------
@@ -607,12 +640,23 @@ def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
     )
 
 
+def on_learner(algorithm: Any, fn: Callable[[Any], Any]) -> Any:
+    """``fn(learner)`` on the algorithm's (one) learner; its error raised here."""
+    first = next(iter(algorithm.learner_group.foreach_learner(fn)))
+    value = first.get()
+    if not first.ok:
+        raise value
+    return value
+
+
 def export_player(algorithm: Any, path: Path, config: RLlibConfig, **facts: Any) -> Path:
-    """Write the trained module as the game's player file (safetensors in a zip, nothing
-    pickled)."""
-    module = algorithm.get_module(learner_module_id(config))
-    return training_kit(config.game).save_player(
-        module.policy, path, config, trainer="rllib", reward_shaping=config.shaping, **facts
+    """Write the learner's trained module as the game's player file (safetensors in a zip,
+    nothing pickled)."""
+    kit = training_kit(config.game)
+    policy = kit.build_policy(config.network, ortho_init=False)
+    policy.load_state_dict(learner_weights(algorithm, learner_module_id(config)))
+    return kit.save_player(
+        policy, path, config, trainer="rllib", reward_shaping=config.shaping, **facts
     )
 
 
@@ -627,6 +671,128 @@ def start_from(config: RLlibConfig) -> dict[str, torch.Tensor]:
     return {k: v.detach().clone() for k, v in probe.state_dict().items()}
 
 
+def warm_start_weights(config: RLlibConfig) -> tuple[dict[str, torch.Tensor], dict | None]:
+    """The warm start (``pretrain``) as ``training.train`` runs it, in this process: a new
+    policy of the config's network (seeded by ``seed``) fitted by the game's kit to the
+    teacher's games. Its weights and the fit's metrics."""
+    torch.manual_seed(config.seed)
+    kit = training_kit(config.game)
+    policy = kit.build_policy(config.network)
+    metrics = kit.warm_start(policy, config)
+    return {k: v.detach().clone() for k, v in policy.state_dict().items()}, metrics
+
+
+def initial_weights(config: RLlibConfig) -> tuple[dict[str, torch.Tensor] | None, dict | None]:
+    """The learner's start: ``init_from``'s weights, the warm start's (with its metrics), or
+    ``(None, None)`` for RLlib's random ones."""
+    if config.init_from:
+        return start_from(config), None
+    if config.pretrain.games:
+        return warm_start_weights(config)
+    return None, None
+
+
+def load_learner_weights(algorithm: Any, config: RLlibConfig, weights: dict[str, Any]) -> None:
+    """Load policy ``weights`` into the learner's module and send them to every env runner."""
+    module_id = learner_module_id(config)
+    on_learner(algorithm, lambda learner: learner.module[module_id].policy.load_state_dict(weights))
+    algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group)
+
+
+def league_callback(algorithm: Any) -> LeagueCallback:
+    """The driver's :class:`LeagueCallback` of an algorithm built for the multi-agent path."""
+    for callback in algorithm.callbacks:
+        if isinstance(callback, LeagueCallback):
+            return callback
+    raise ValueError(
+        "the algorithm has no LeagueCallback: was it built with env_runner: multi_agent?"
+    )
+
+
+def league_pool(algorithm: Any, config: RLlibConfig) -> SnapshotPool:
+    """The league's snapshots as a :class:`~training.pool.SnapshotPool` (the batched path's
+    own; on the multi-agent path, the snapshot modules' ids and weights)."""
+    if config.env_runner == "batched":
+        return pool_callback(algorithm).pool
+    names = league_callback(algorithm).snapshots
+    pool = SnapshotPool(max(len(names), 1))
+    pool.snapshots = [(name, learner_weights(algorithm, name)) for name in names]
+    return pool
+
+
+def save_checkpoint(
+    algorithm: Any,
+    config: RLlibConfig,
+    out: Path,
+    iteration: int,
+    env_steps: int,
+    pretrain: dict | None = None,
+) -> Path:
+    """Write ``out/checkpoints/iter_<n>/`` (:mod:`training.rllib_resume`: safe files and a
+    signed manifest; it appears whole or not at all) and copy its player file over
+    ``out/player.zip`` atomically. The checkpoint folder."""
+    folder = out / "checkpoints" / checkpoint_name(iteration)
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    module_id = learner_module_id(config)
+    weights = {k: v.contiguous() for k, v in learner_weights(algorithm, module_id).items()}
+    save_file(weights, tmp / "module.safetensors")
+    save_optimizer(
+        on_learner(algorithm, lambda learner: learner.get_optimizer(module_id).state_dict()), tmp
+    )
+    league_pool(algorithm, config).save(tmp)
+    batched = config.env_runner == "batched"
+    counters = {
+        "iteration": iteration,
+        "env_steps": env_steps,
+        "next_snapshot": pool_callback(algorithm).next_snapshot if batched else 0,
+        "made": 0 if batched else league_callback(algorithm).made,
+        "pretrain": pretrain,
+    }
+    (tmp / "trainer.json").write_text(json.dumps(counters, indent=2))
+    (tmp / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
+    export_player(algorithm, tmp / PLAYER, config, env_steps=env_steps)
+    sign(tmp, config.game, iteration, env_steps)
+    commit(tmp, folder)
+    replace_file(folder / PLAYER, out / "player.zip")
+    return folder
+
+
+def load_checkpoint(algorithm: Any, config: RLlibConfig, folder: Path) -> dict[str, Any]:
+    """Load a verified checkpoint (:func:`~training.rllib_resume.verified_checkpoint`) into a
+    new algorithm built from its config: the module's weights (learner and env runners), the
+    optimizer's state, the league's snapshots and counters. Its ``trainer.json``."""
+    counters = read_trainer(folder)
+    try:
+        load_learner_weights(algorithm, config, load_file(folder / "module.safetensors"))
+    except RuntimeError as err:  # a state dict of another network
+        raise ValueError(
+            f"{folder / 'module.safetensors'} does not fit the network: {err}"
+        ) from err
+    module_id = learner_module_id(config)
+
+    def set_optimizer(learner: Any) -> None:
+        optimizer = learner.get_optimizer(module_id)
+        optimizer.load_state_dict(load_optimizer(folder, optimizer.state_dict()))
+
+    on_learner(algorithm, set_optimizer)
+    pool = SnapshotPool(config.league.max_snapshots)
+    pool.load(folder)
+    if config.env_runner == "batched":
+        callback = pool_callback(algorithm)
+        callback.pool = pool
+        callback.next_snapshot = counters["next_snapshot"]
+        callback.steps_offset = counters["env_steps"]
+        callback.send_pool(algorithm)
+    else:
+        league = league_callback(algorithm)
+        for name, state in pool.snapshots:
+            league.add(algorithm, name, {f"policy.{k}": v for k, v in state.items()})
+        league.made = counters["made"]
+    return counters
+
+
 def env_runner_nodes(algorithm: Any) -> list[str]:
     """The Ray node id of each remote env runner."""
     return algorithm.env_runner_group.foreach_env_runner(
@@ -634,63 +800,110 @@ def env_runner_nodes(algorithm: Any) -> list[str]:
     )
 
 
-def train(config: RLlibConfig, out: Path, progress: bool = True) -> dict[str, Any]:
-    """Build the algorithm, train ``config.iterations`` iterations, write ``out/player.zip``.
-    Returns figures of the run (steps sampled, steps/s, env runner nodes, each runner's
-    modules and the league size at the end, illegal actions, the player file; on the
-    batched path also each runner's games, the win rates per opponent kind and the
-    league's labels)."""
+#: What a resumed run may not change (its saved weights and optimizer would not fit).
+FIXED_ON_RESUME = ("game", "num_players", "network", "env_runner")
+
+
+def resume_config(checkpoint: Path, overrides: list[str]) -> RLlibConfig:
+    """The config of a verified checkpoint with ``overrides`` (e.g. ``iterations=80``);
+    ``ConfigError`` if they change what the checkpoint's files were made for."""
+    saved = load_config(checkpoint / "config.yaml", [], kind=RLlibConfig)
+    config = load_config(checkpoint / "config.yaml", overrides, kind=RLlibConfig)
+    changed = [k for k in FIXED_ON_RESUME if getattr(saved, k) != getattr(config, k)]
+    if changed:
+        raise ConfigError(
+            f"resuming {str(checkpoint)!r}: {', '.join(changed)} cannot change (the saved "
+            "weights and optimizer are of the run's own)"
+        )
+    return config
+
+
+def train(
+    config: RLlibConfig,
+    out: Path,
+    progress: bool = True,
+    resume: Path | None = None,
+    start: tuple[dict[str, torch.Tensor] | None, dict | None] | None = None,
+    before_training: Callable[[Any], None] | None = None,
+) -> dict[str, Any]:
+    """Build the algorithm and train up to ``config.iterations`` iterations, writing a
+    checkpoint and ``out/player.zip`` every ``config.checkpoint_every`` iterations and
+    after the last. ``resume``: a verified checkpoint to continue from (its counters go on);
+    else the learner starts from ``start`` (:func:`initial_weights`, computed here when not
+    given). ``before_training(algorithm)`` runs once everything is loaded. Returns figures
+    of the run (steps sampled, steps/s, env runner nodes, each runner's modules and the
+    league size at the end, illegal actions, the player file, the iterations and the
+    checkpoints written; on the batched path also each runner's games, the win rates per
+    opponent kind and the league's labels)."""
     torch.set_num_threads(config.torch_threads)
-    weights = None
-    if config.init_from:
-        weights = start_from(config)
-    algorithm = algorithm_config(config).build_algo()
+    counters: dict[str, Any] = {"iteration": 0, "env_steps": 0, "pretrain": None}
+    weights, pretrain = (None, None)
+    if resume is None:
+        weights, pretrain = initial_weights(config) if start is None else start
+    built = config
+    if resume is not None:
+        # Other env and sampling seeds than the first part's, so that it plays new games.
+        iteration = read_trainer(resume)["iteration"]
+        built = dataclasses.replace(config, seed=(config.seed + 1_000_003 * iteration) % 2**32)
+    algorithm = algorithm_config(built).build_algo()
     batched = config.env_runner == "batched"
     out.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
+    begin = time.perf_counter()
     result: dict[str, Any] = {}
+    checkpoints: list[str] = []
     try:
-        module_id = learner_module_id(config)
-        if weights is not None:
-            algorithm.learner_group.foreach_learner(
-                lambda learner: learner.module[module_id].policy.load_state_dict(weights)
-            )
-            algorithm.env_runner_group.sync_weights(
-                from_worker_or_learner_group=algorithm.learner_group
-            )
-        if batched:
+        if resume is not None:
+            counters = load_checkpoint(algorithm, config, resume)
+            pretrain = counters.get("pretrain")
+        elif weights is not None:
+            load_learner_weights(algorithm, config, weights)
+        if batched and resume is None:
             pool_callback(algorithm).add_snapshot(algorithm, 0)
-        for iteration in range(1, config.iterations + 1):
+        if before_training is not None:
+            before_training(algorithm)
+        first, steps = counters["iteration"], counters["env_steps"]
+        iteration = first
+        for iteration in range(first + 1, config.iterations + 1):
             result = algorithm.train()
             runs = result.get(ENV_RUNNER_RESULTS, {})
+            steps = counters["env_steps"] + int(runs.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
             if progress:
                 rates = "".join(
                     f", vs {kind} {rate:.0%}"
                     for kind, rate in sorted(runs.get("win_vs", {}).items())
                 )
                 print(
-                    f"iteration {iteration}/{config.iterations}: "
-                    f"{runs.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0):,} env steps, "
+                    f"iteration {iteration}/{config.iterations}: {steps:,} env steps, "
                     f"learner won {runs.get('learner_win', float('nan')):.0%} of "
                     f"{runs.get('learner_games', 0)} games{rates}, league "
                     f"{result.get('league_size', 0)}",
                     flush=True,
                 )
-        seconds = time.perf_counter() - start
-        steps = int(result.get(ENV_RUNNER_RESULTS, {}).get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
+            if iteration % config.checkpoint_every == 0 or iteration == config.iterations:
+                folder = save_checkpoint(algorithm, config, out, iteration, steps, pretrain)
+                checkpoints.append(str(folder))
+        if not (out / "player.zip").is_file():  # nothing trained and nothing saved before
+            save_checkpoint(algorithm, config, out, iteration, steps, pretrain)
+        seconds = time.perf_counter() - begin
+        sampled = steps - counters["env_steps"]
         timers = result.get(TIMERS, {})
         sample_s = float(timers.get(ENV_RUNNER_SAMPLING_TIMER, 0.0))
         learn_s = float(timers.get(LEARNER_UPDATE_TIMER, 0.0))
         batch = config.ppo.n_steps * config.num_env_runners
         facts = {
             "env_steps": steps,
+            "sampled_env_steps": sampled,
+            "iterations": iteration,
+            "resumed_from": counters["iteration"] if resume is not None else None,
             "seconds": round(seconds, 1),
-            "env_steps_per_s": round(steps / seconds, 1),
+            "env_steps_per_s": round(sampled / seconds, 1),
             "sampling_steps_per_s": round(batch / sample_s, 1) if sample_s else None,
             "update_seconds": round(learn_s, 2),
             "env_runners": config.num_env_runners,
             "nodes": sorted(set(env_runner_nodes(algorithm))),
-            "league_size": int(result.get("league_size", 0)),
+            "league_size": int(
+                result.get("league_size", len(league_pool(algorithm, config).snapshots))
+            ),
             "modules": algorithm.env_runner_group.foreach_env_runner(
                 (lambda runner: [DEFAULT_MODULE_ID])
                 if batched
@@ -698,6 +911,8 @@ def train(config: RLlibConfig, out: Path, progress: bool = True) -> dict[str, An
                 local_env_runner=False,
             ),
             "illegal_actions": int(result.get(ENV_RUNNER_RESULTS, {}).get("illegal_actions", 0)),
+            "pretrain": pretrain,
+            "checkpoints": checkpoints,
         }
         if batched:
             runs = result.get(ENV_RUNNER_RESULTS, {})
@@ -705,9 +920,8 @@ def train(config: RLlibConfig, out: Path, progress: bool = True) -> dict[str, An
                 lambda runner: runner.num_envs, local_env_runner=False
             )
             facts["win_vs"] = {k: round(float(v), 3) for k, v in runs.get("win_vs", {}).items()}
-            facts["league"] = list(result.get("league", []))
-        path = export_player(algorithm, out / "player.zip", config, env_steps=steps)
-        facts["player"] = str(path)
+            facts["league"] = pool_callback(algorithm).pool.labels()
+        facts["player"] = str(out / "player.zip")
         return facts
     finally:
         algorithm.stop()
@@ -717,7 +931,22 @@ def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(
         prog="python -m training.rllib", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--config", default="configs/splut/rllib_2p.yaml", help="YAML config")
+    parser.add_argument(
+        "--config", default=None, help="YAML config (default configs/splut/rllib_2p.yaml)"
+    )
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        default=None,
+        help="continue a run from its last checkpoint (a run folder or one of its "
+        "checkpoints/iter_*/); overrides such as iterations=N still apply",
+    )
+    parser.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="resume from a checkpoint signed on another machine (its files must still match "
+        "their SHA-256; nothing is unpickled)",
+    )
     parser.add_argument(
         "--address", default=None, help="Ray cluster to join ('auto': the local one)"
     )
@@ -725,22 +954,35 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--runs", default="runs", help="where run folders go")
     parser.add_argument("overrides", nargs="*", help="config overrides, e.g. iterations=5")
     args = parser.parse_args(argv)
+    if args.resume is not None and args.config is not None:
+        parser.error("give either --config or --resume (a resumed run keeps its config)")
     overrides = list(args.overrides)
     if args.num_env_runners is not None:
         overrides.append(f"num_env_runners={args.num_env_runners}")
+    checkpoint, start = None, None
     try:
-        config = load_config(args.config, overrides, kind=RLlibConfig)
-        if config.init_from:
-            start_from(config)  # checked before Ray starts anything
-    except (ConfigError, CheckpointError, PlayerFileError) as err:
+        if args.resume is not None:
+            checkpoint = verified_checkpoint(args.resume, args.trust_checkpoint)
+            config = resume_config(checkpoint, overrides)
+            out = checkpoint.parent.parent
+            print(f"resuming {out} from {checkpoint.name}", flush=True)
+        else:
+            config = load_config(
+                args.config or "configs/splut/rllib_2p.yaml", overrides, kind=RLlibConfig
+            )
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            out = Path(args.runs) / f"{config.name}__seed{config.seed}__{stamp}"
+            # Checked (init_from) or run (the warm start) before Ray starts anything.
+            start = initial_weights(config)
+    except (ConfigError, CheckpointError, PlayerFileError, ValueError, OSError) as err:
         parser.error(str(err))
-    out = Path(args.runs) / f"{config.name}__seed{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-    ray.init(address=args.address, include_dashboard=False)
-    facts = train(config, out)
+    out.mkdir(parents=True, exist_ok=True)
     config_yaml = yaml.safe_dump(to_dict(config), sort_keys=False).rstrip()
     (out / "config.yaml").write_text(config_yaml + "\n")
+    ray.init(address=args.address, include_dashboard=False)
+    facts = train(config, out, resume=checkpoint, start=start)
     print(
-        f"{facts['env_steps']:,} env steps in {facts['seconds']} s "
+        f"{facts['sampled_env_steps']:,} env steps in {facts['seconds']} s "
         f"({facts['env_steps_per_s']:,} steps/s; sampling alone {facts['sampling_steps_per_s']:,} "
         f"steps/s, one update {facts['update_seconds']} s) with {config.num_env_runners} env "
         f"runners on {len(facts['nodes'])} node(s)"
@@ -752,12 +994,23 @@ def main(argv: list[str] | None = None) -> Path:
         "",
         f"- player: `{facts['player']}` (load with `{package}.load_agent(path)`)",
         f"- players: {config.num_players}; max turns: {config.max_turns}; seed: {config.seed}",
-        f"- env steps sampled: {facts['env_steps']:,} in {facts['seconds']} s "
+        f"- env steps sampled: {facts['env_steps']:,}, the last "
+        f"{facts['sampled_env_steps']:,} in {facts['seconds']} s "
         f"({facts['env_steps_per_s']:,} steps/s; sampling alone "
         f"{facts['sampling_steps_per_s']:,} steps/s), {config.num_env_runners} env runners on "
         f"{len(facts['nodes'])} node(s); snapshots in the league at the end: "
         f"{facts['league_size']}",
+        f"- iterations: {facts['iterations']}"
+        + (f" (resumed after {facts['resumed_from']})" if facts["resumed_from"] else "")
+        + f"; checkpoints in `{out / 'checkpoints'}` (continue with --resume {out})",
     ]
+    if facts["pretrain"]:
+        warm = facts["pretrain"]
+        lines.append(
+            f"- warm start: imitation of {config.pretrain.teacher} "
+            f"({config.pretrain.games} games), teacher agreement "
+            f"{100 * warm.get('accuracy', 0.0):.1f} %"
+        )
     if config.eval_games:
         agent = (
             load_agent(facts["player"])

@@ -253,6 +253,8 @@ class PoolCallback(RLlibCallback):
         self.league = league
         self.pool = SnapshotPool(league.max_snapshots)
         self.next_snapshot = 0
+        #: Env steps sampled before this algorithm was built (a resumed run's).
+        self.steps_offset = 0
 
     def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
         info = episode.get_infos(-1)
@@ -271,17 +273,22 @@ class PoolCallback(RLlibCallback):
         """Snapshot the learner at ``steps`` env steps and send the pool to every env
         runner's vector env; the new label."""
         label = self.pool.add_state(learner_weights(algorithm), steps)
+        self.send_pool(algorithm)
+        every = self.league.snapshot_every
+        self.next_snapshot = (steps // every + 1) * every
+        return label
+
+    def send_pool(self, algorithm: Any) -> None:
+        """Send the pool to every env runner's vector env."""
         payload = self.pool.payload()
         algorithm.env_runner_group.foreach_env_runner(
             lambda runner: runner.env is not None and runner.env.unwrapped.env.set_pool(payload),
             local_env_runner=False,
         )
-        every = self.league.snapshot_every
-        self.next_snapshot = (steps // every + 1) * every
-        return label
 
     def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
-        steps = int(result.get(ENV_RUNNER_RESULTS, {}).get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
+        runs = result.get(ENV_RUNNER_RESULTS, {})
+        steps = self.steps_offset + int(runs.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
         if steps >= self.next_snapshot:
             self.add_snapshot(algorithm, steps)
         result["league_size"] = len(self.pool.snapshots)
