@@ -19,7 +19,7 @@ from tabletop.agents import Agent, AgentRegistry, Factory, shipped_spec
 #: folder or, failing that, to the repository the package was installed from.
 BEST = {
     2: "search:expert",
-    3: "search:expert",
+    3: "search:fitted",
 }
 
 
@@ -46,6 +46,7 @@ PLAYERS = AgentRegistry(
         "search:medium": "talat_env.players.search:medium",
         "search:hard": "talat_env.players.search:hard",
         "search:expert": "talat_env.players.search:expert",
+        "search:fitted": "talat_env.players.search:fitted",
         **{f"best:{n}p": partial(_best, n) for n in BEST},
     },
     files="talat_env.players.checkpoint:agent_from_spec",
@@ -55,7 +56,7 @@ PLAYERS = AgentRegistry(
 
 def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     """An agent from a registered name (``"random"``, ``"greedy"``,
-    ``"search:easy|medium|hard|expert"``, ``"best:2p|3p"`` or one given to
+    ``"search:easy|medium|hard|expert"``, ``"search:fitted"``, ``"best:2p|3p"`` or one given to
     :func:`register_agent`), ``"search:<level>=N"`` (a budget of N positions per move), a
     player file (``"path.zip"``; ``"path.zip:expert"`` or ``"path.zip:expert=N"``: the
     expert's search guided by it), or ``spec`` itself."""

@@ -9,20 +9,26 @@ shared by three and ``-WIN`` for a loss, plus the final score margin. Otherwise 
 its goal line, :meth:`State.scores`) and positional terms counted on boards that are not
 frozen (a frozen board changes no more, so only its score counts):
 
-- ``+ADVANCE`` per rank each controlled tower has advanced from its start line, and
-  ``+MOBILITY`` per empty square it could step to (spare moves);
-- per pair of opposing towers in contact where one beats the other: ``+THREAT_TO_MOVE``
-  for the attacker's controller if it is to move, else ``+THREAT_WAITING``; times
-  ``DEFENDED`` when another tower of the victim's colour could take the attacker back on
-  the victim's square;
+each term a count of one feature (:data:`FEATURES`, :func:`feature_counts`) times its weight
+(:class:`Weights`; the built-in bots use :data:`HAND`):
+
+- ``advance`` per rank each controlled tower has advanced from its start line, and
+  ``mobility`` per empty square it could step to (spare moves);
+- per pair of opposing towers in contact where one beats the other: ``threat_to_move``
+  for the attacker's controller if it is to move, else ``threat_waiting``; the
+  ``…_defended`` weight instead when another tower of the victim's colour could take the
+  attacker back on the victim's square;
 - per pair that can still come into contact (rules §6.4: rank gap ``g``, file gap at most
-  ``g + 1``) where one beats the other: ``+LATENT[g]`` for the beater's controller (a
+  ``g + 1``) where one beats the other: ``latent_g`` for the beater's controller (a
   potential capture by type);
-- during set-up the towers not yet placed count in such pairs too, each on a board with the
-  chance that it goes there (the share of its colour's free start squares on that board).
+- during set-up the towers not yet placed count in such pairs too (``unplaced``), each on a
+  board with the chance that it goes there (the share of its colour's free start squares
+  on that board).
 
 With 2 players the value is ``t(seat) - t(opponent)``; with 3 players
-``t(seat) - (LEADER * max + (1 - LEADER) * min)`` of the opponents' ``t``.
+``t(seat) - (leader * max + (1 - leader) * min)`` of the opponents' ``t``.
+:data:`FITTED_3P` are weights fitted to the outcomes of 3-player games
+(:mod:`training.talat_weights`), which ``search:fitted`` plays with.
 
 **random** plays a uniformly random legal move.
 
@@ -39,6 +45,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -152,19 +159,46 @@ def captures_against(state: State, seat: int) -> list[tuple[int, int]]:
 # --- Evaluation -------------------------------------------------------------------------
 
 WIN = 1000.0
-#: Points per rank a controlled tower has advanced.
-ADVANCE = 0.15
-#: Points per empty square a controlled tower could step to.
-MOBILITY = 0.08
-#: A tower in contact with one it beats, its controller to move / not to move.
-THREAT_TO_MOVE = 3.0
-THREAT_WAITING = 2.5
-#: The factor on a threat whose victim is defended (the attacker could be taken back).
-DEFENDED = 0.4
-#: With 3 players, the weight of the better opponent's ``t`` (the other gets the rest).
-LEADER = 0.75
-#: ``LATENT[g]``: a pair at rank gap ``g`` that can still meet, one beating the other.
-LATENT = (0.0, 0.9, 0.6, 0.45, 0.3)
+
+
+class Weights(NamedTuple):
+    """The evaluation's weights, in points: one per positional feature
+    (:data:`FEATURES`) and, with 3 players, ``leader``."""
+
+    #: Per rank a controlled tower has advanced from its start line.
+    advance: float = 0.15
+    #: Per empty square a controlled tower could step to.
+    mobility: float = 0.08
+    #: A tower in contact with one it beats, its controller to move; the victim undefended
+    #: or defended (another tower of its colour could take the attacker back).
+    threat_to_move: float = 3.0
+    threat_to_move_defended: float = 3.0 * 0.4
+    #: The same, its controller not to move.
+    threat_waiting: float = 2.5
+    threat_waiting_defended: float = 2.5 * 0.4
+    #: A pair at rank gap 1, 2, 3, 4 that can still meet, one beating the other.
+    latent_1: float = 0.9
+    latent_2: float = 0.6
+    latent_3: float = 0.45
+    latent_4: float = 0.3
+    #: A pair with a tower still to be placed (set-up), times its chance.
+    unplaced: float = 0.3
+    #: With 3 players, the weight of the better opponent's ``t`` (the other gets the rest).
+    leader: float = 0.75
+
+
+#: The positional features :func:`feature_counts` counts, in :class:`Weights`' order.
+FEATURES = Weights._fields[:-1]
+_NUM_FEATURES = len(FEATURES)
+#: The weights of the built-in bots, set by hand.
+HAND = Weights()
+#: The weights fitted to the outcomes of 3-player games by :mod:`training.talat_weights`
+#: (``results/talat_3p_weights``); ``search:fitted`` plays with them.
+FITTED_3P = Weights(0.003, 0.17, 3.525, 1.848, 2.739, 0.909, 1.031, 1.32, 1.017, 0.789, 1.478)
+_UNIT = tuple(
+    Weights(*(float(i == f) for i in range(_NUM_FEATURES)), leader=HAND.leader)
+    for f in range(_NUM_FEATURES)
+)
 
 
 def terminal_value(state: State, seat: int) -> float:
@@ -205,17 +239,24 @@ RELATION = tuple(
 )
 
 
-def _threat(cells: Sequence[int], attacker: int, victim: int, victim_side: int, first: bool):
-    """The contact term of the tower on ``attacker`` threatening the one on ``victim``
-    (``first``: its controller moves next)."""
-    value = THREAT_TO_MOVE if first else THREAT_WAITING
+def _threat(
+    cells: Sequence[int],
+    attacker: int,
+    victim: int,
+    victim_side: int,
+    undefended: float,
+    defended: float,
+) -> float:
+    """The contact term of the tower on ``attacker`` threatening the one on ``victim``:
+    ``defended`` if another tower of the victim's colour could take the attacker back on
+    the victim's square, else ``undefended``."""
     colour = COLOUR_OF[cells[victim]]
     kind = TYPE_OF[cells[attacker]]
     for source in SOURCES[victim_side][victim]:
         code = cells[source]
         if code and COLOUR_OF[code] == colour and _BEATS[TYPE_OF[code]][kind]:
-            return value * DEFENDED
-    return value
+            return defended
+    return undefended
 
 
 def _unplaced(state: State, board: int, colour: int) -> list[tuple[int, float]]:
@@ -242,11 +283,13 @@ def _unplaced(state: State, board: int, colour: int) -> list[tuple[int, float]]:
     return [(t, chance) for t in types]
 
 
-def positional(state: State) -> list[float]:
+def positional(state: State, weights: Weights = HAND) -> list[float]:
     """The positional terms ``p(s)`` of every seat (see the module doc)."""
     n, cells, to_move = state.num_players, state.cells, state.to_move
     totals = [0.0] * n
     control = CONTROLLER[n]
+    advance, mobility = weights.advance, weights.mobility
+    latent = (0.0, weights.latent_1, weights.latent_2, weights.latent_3, weights.latent_4)
     setting_up = state.phase == 0
     for board in range(3):
         if state.frozen[board]:
@@ -269,8 +312,10 @@ def positional(state: State) -> list[float]:
                     advanced_down += 4 - square // 5
                     for target in FORWARD[1][cell]:
                         free_down += not cells[target]
-        totals[seat_up] += ADVANCE * advanced_up + MOBILITY * free_up
-        totals[seat_down] += ADVANCE * advanced_down + MOBILITY * free_down
+        totals[seat_up] += advance * advanced_up + mobility * free_up
+        totals[seat_down] += advance * advanced_down + mobility * free_down
+        up_threat = _threat_weights(weights, seat_up == to_move)
+        down_threat = _threat_weights(weights, seat_down == to_move)
         up_total = down_total = 0.0
         for square_u, kind_u, cell_u in ups:
             geometry, relation = GEOMETRY[square_u], RELATION[kind_u]
@@ -280,19 +325,26 @@ def positional(state: State) -> list[float]:
                     gap = geometry[square_d]
                     if gap > 0:
                         if beater == 1:
-                            up_total += LATENT[gap]
+                            up_total += latent[gap]
                         else:
-                            down_total += LATENT[gap]
+                            down_total += latent[gap]
                     elif gap:
                         if beater == 1:
-                            up_total += _threat(cells, cell_u, cell_d, 1, seat_up == to_move)
+                            up_total += _threat(cells, cell_u, cell_d, 1, *up_threat)
                         else:
-                            down_total += _threat(cells, cell_d, cell_u, 0, seat_down == to_move)
+                            down_total += _threat(cells, cell_d, cell_u, 0, *down_threat)
         totals[seat_up] += up_total
         totals[seat_down] += down_total
         if setting_up:
-            _unplaced_pairs(state, board, ups, downs, totals, seat_up, seat_down)
+            _unplaced_pairs(state, board, ups, downs, totals, seat_up, seat_down, weights.unplaced)
     return totals
+
+
+def _threat_weights(weights: Weights, to_move: bool) -> tuple[float, float]:
+    """The weights of an undefended and a defended threat by a seat to move or not."""
+    if to_move:
+        return weights.threat_to_move, weights.threat_to_move_defended
+    return weights.threat_waiting, weights.threat_waiting_defended
 
 
 def _unplaced_pairs(
@@ -303,10 +355,11 @@ def _unplaced_pairs(
     totals: list[float],
     seat_up: int,
     seat_down: int,
+    far: float,
 ) -> None:
-    """Add the latent terms of pairs with an unplaced tower on ``board`` (set-up)."""
+    """Add the terms of pairs with an unplaced tower on ``board`` (set-up), ``far`` each
+    times its chance."""
     colour_up, colour_down = BOARD_COLOURS[board]
-    far = LATENT[4]
     up_types = [(u[1], 1.0) for u in ups]
     down_types = [(d[1], 1.0) for d in downs]
     new_up = _unplaced(state, board, colour_up)
@@ -320,17 +373,25 @@ def _unplaced_pairs(
                     totals[seat_down] += far * chance_u * chance_d
 
 
-def evaluate(state: State, seat: int) -> float:
+def feature_counts(state: State) -> list[list[float]]:
+    """Every seat's positional features (:data:`FEATURES`): :func:`positional` with each
+    feature's weight 1 in turn and the others 0 (for fitting weights; slower)."""
+    columns = [positional(state, _UNIT[f]) for f in range(_NUM_FEATURES)]
+    return [[column[s] for column in columns] for s in range(state.num_players)]
+
+
+def evaluate(state: State, seat: int, weights: Weights = HAND) -> float:
     """The static evaluation of ``state`` for ``seat``, in points (see the module doc)."""
     if state.is_over():
         return terminal_value(state, seat)
     scores = state.scores()
-    extra = positional(state)
+    extra = positional(state, weights)
     totals = [scores[s] + extra[s] for s in range(state.num_players)]
     others = [totals[s] for s in range(state.num_players) if s != seat]
     if len(others) == 1:
         return totals[seat] - others[0]
-    return totals[seat] - (LEADER * max(others) + (1.0 - LEADER) * min(others))
+    leader = weights.leader
+    return totals[seat] - (leader * max(others) + (1.0 - leader) * min(others))
 
 
 #: Training's reward-shaping potential is :func:`evaluate` clipped to ± this many points.
@@ -347,7 +408,10 @@ def potential(state: State, seat: int) -> float:
 
 
 def ranked_placements(
-    state: State, rng: random.Random, moves: Sequence[int] | None = None
+    state: State,
+    rng: random.Random,
+    moves: Sequence[int] | None = None,
+    weights: Weights = HAND,
 ) -> list[tuple[float, int]]:
     """``(value, move)`` of every legal placement by its one-move :func:`evaluate` for the
     seat to move, best first; equal values in a random order drawn from ``rng``."""
@@ -358,7 +422,7 @@ def ranked_placements(
     for move in moves:
         child = state.copy()
         child.apply(move)
-        ranked.append((evaluate(child, seat), move))
+        ranked.append((evaluate(child, seat, weights), move))
     ranked.sort(key=lambda e: -e[0])
     return ranked
 

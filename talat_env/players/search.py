@@ -49,6 +49,11 @@ level       depth  budget  setup_width  beam  note
 
 ``budget`` counts positions visited (quiescence and the opponent moves a beam ranks
 included); ``search:<level>=N`` sets it.
+
+**``search:fitted``** is ``expert`` evaluating with the weights fitted to the outcomes of
+3-player games (:data:`~talat_env.players.bots.FITTED_3P`, :mod:`training.talat_weights`)
+instead of the hand-set ones; it is not a level of the ladder, whose top ``expert`` stays
+the yardstick.
 """
 
 from __future__ import annotations
@@ -63,11 +68,14 @@ from tabletop.agents import Agent
 from talat_env.encoding import action_of
 from talat_env.players.bots import (
     COLOUR_OF,
+    FITTED_3P,
+    HAND,
     SIDE_OF,
     TARGET,
     TYPE_OF,
     VALUE,
     WIN,
+    Weights,
     evaluate,
     ranked_placements,
     terminal_value,
@@ -194,7 +202,11 @@ class SearchAgent(Agent):
     needs_observation = False
 
     def __init__(
-        self, level: str = "medium", seed: int | None = None, budget: int | None = None
+        self,
+        level: str = "medium",
+        seed: int | None = None,
+        budget: int | None = None,
+        weights: Weights = HAND,
     ) -> None:
         if level not in LEVELS:
             raise ValueError(f"unknown search level {level!r}: expected one of {list(LEVELS)}")
@@ -205,6 +217,7 @@ class SearchAgent(Agent):
         if self.budget < 1:
             raise ValueError(f"a search budget must be at least 1 position, got {budget!r}")
         self.name = f"search:{level}" if budget is None else f"search:{level}={budget}"
+        self.weights = weights
         self._rng = random.Random(seed)
         self._table: dict[int, tuple[int, int, float, int]] = {}
         self._evals: dict[int, float] = {}
@@ -241,13 +254,13 @@ class SearchAgent(Agent):
     # --- set-up -------------------------------------------------------------------------
 
     def _place(self, state: State, moves: list[int]) -> int:
-        ranked = ranked_placements(state, self._rng, moves)
+        ranked = ranked_placements(state, self._rng, moves, self.weights)
         if self.setup_width <= 0:
             return ranked[0][1]
         seat = state.to_move
         best_value, best_move = -_INF, ranked[0][1]
         for _, move in ranked[: self.setup_width]:
-            value = _answered(state, move, seat, best_value)
+            value = _answered(state, move, seat, best_value, self.weights)
             if value > best_value:
                 best_value, best_move = value, move
         return best_move
@@ -365,7 +378,7 @@ class SearchAgent(Agent):
             child_hash = child_key(key, state, child, move) ^ swap
             value = self._evals.get(child_hash)
             if value is None:
-                value = self._evals[child_hash] = evaluate(child, mover)
+                value = self._evals[child_hash] = evaluate(child, mover, self.weights)
             scored.append((-value, move))
         self.nodes += len(scored)
         scored.sort()
@@ -413,7 +426,7 @@ class SearchAgent(Agent):
         for move in moves:
             child = state.copy()
             child.apply(move)
-            ranked.append((evaluate(child, seat), prior[move], move))
+            ranked.append((evaluate(child, seat, self.weights), prior[move], move))
         ranked.sort(key=lambda e: (-e[0], -e[1]))
         if self.setup_width <= 0:
             self.values = {move: value for value, _, move in ranked}
@@ -421,7 +434,7 @@ class SearchAgent(Agent):
         self.values = values = {}
         best = -_INF
         for _, _, move in ranked[: self.setup_width]:
-            value = _answered(state, move, seat, best - margin - TIE)
+            value = _answered(state, move, seat, best - margin - TIE, self.weights)
             values[move] = value
             best = max(best, value)
         return self._preferred(values, prior, margin)
@@ -532,7 +545,7 @@ class SearchAgent(Agent):
             return terminal_value(state, self._seat)
         best = self._evals.get(key)
         if best is None:
-            best = self._evals[key] = evaluate(state, self._seat)
+            best = self._evals[key] = evaluate(state, self._seat, self.weights)
         if plies == 0:
             return best
         maximising = state.to_move == self._seat
@@ -588,19 +601,28 @@ def expert(seed: int | None = None, budget: int | None = None) -> SearchAgent:
     return SearchAgent("expert", seed=seed, budget=budget)
 
 
-def _answered(state: State, move: int, seat: int, floor: float) -> float:
+def _answered(state: State, move: int, seat: int, floor: float, weights: Weights = HAND) -> float:
     """The evaluation for ``seat`` of its placement ``move`` answered by the next placer's
     reply that is worst for it (the placement alone when no other placer follows),
     stopping once one reply brings it to ``floor`` or below."""
     child = state.copy()
     child.apply(move)
     if child.phase != 0 or child.to_move == seat:
-        return evaluate(child, seat)
+        return evaluate(child, seat, weights)
     value = _INF
     for reply in child.legal_ids():
         after = child.copy()
         after.apply(reply)
-        value = min(value, evaluate(after, seat))
+        value = min(value, evaluate(after, seat, weights))
         if value <= floor:
             break
     return value
+
+
+def fitted(seed: int | None = None, budget: int | None = None) -> SearchAgent:
+    """``search:fitted``: ``search:expert`` evaluating with the weights fitted to game
+    outcomes, :data:`~talat_env.players.bots.FITTED_3P` (``search:fitted=N``: a budget of N
+    positions per move)."""
+    agent = SearchAgent("expert", seed=seed, budget=budget, weights=FITTED_3P)
+    agent.name = "search:fitted" if budget is None else f"search:fitted={budget}"
+    return agent
