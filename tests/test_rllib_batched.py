@@ -252,3 +252,17 @@ def test_two_batched_iterations_train_and_export_a_player(tmp_path, monkeypatch)
     assert 0 < drift < 0.05
     record = play_game([load_agent(facts["player"]), make_agent("random")], seed=0, max_turns=60)
     assert record.turns >= 1
+
+
+def test_the_bench_samples_batched_runners_on_a_simulated_cluster_and_plots(tmp_path):
+    from training.rllib_bench import main as bench
+
+    small = ["network.channels=4", "network.blocks=1", "ppo.batch_size=20"]
+    runs = ["--runners", "1", "2", "--games", "4", "--steps", "40", "--rounds", "1"]
+    rows = bench([*runs, "--cluster", "--out", str(tmp_path), *small])
+    assert [row["env_runners"] for row in rows] == [1, 2]
+    assert all(row["games_per_runner"] == 4 for row in rows)
+    assert rows[0]["env_steps"] >= 40 and rows[1]["env_steps"] >= 80  # every runner sampled
+    assert rows[0]["speedup"] == 1.0 and rows[1]["env_steps_per_s"] > 0
+    assert (tmp_path / "scaling.csv").read_text().count("\n") == 3
+    assert (tmp_path / "scaling.png").stat().st_size > 1000

@@ -20,8 +20,8 @@ training kit builds, :mod:`training.kits`, and masks illegal actions), so the ru
 writing the game's player file (``player.zip``) that ``load_agent``, ``training.evaluate``
 and the play front ends use as they use PPO's.
 
-The batched env runner (``env_runner: batched``, e.g. ``python -m training.rllib
-env_runner=batched num_envs_per_env_runner=125``; :mod:`training.rllib_vector`): each env
+The batched env runner (``env_runner: batched``, as in ``configs/splut/rllib_2p.yaml``;
+``env_runner=multi_agent`` for the one-game runner above; :mod:`training.rllib_vector`): each env
 runner steps ``num_envs_per_env_runner`` games at once in the game's self-play vector env
 (the one-machine trainer's, over Splut!'s batched engine or the core's
 :class:`~tabletop.vector.GamesVectorEnv`) and asks the module for one batch of actions per

@@ -13,14 +13,22 @@ count and the speed-up over the first. ``--learn`` times one ``Algorithm.train()
 The config's own settings are overridden by ``--env-runner`` (``batched`` by default;
 ``multi_agent`` measures the one-game-at-a-time runner), ``--games`` (games per batched
 runner, 128) and ``--steps`` (``ppo.n_steps``, 8192).
-Numbers depend on the machine's idle cores: run it alone.
+Numbers depend on the machine's idle cores: run it alone. ``--cluster`` runs each count of
+runners on a simulated cluster instead (``ray.cluster_utils.Cluster``: a head without CPUs
+and one node of 1 CPU per runner), as on separate machines but sharing this one's cores.
+``--out DIR`` writes the rows (``scaling.csv``) and a plot of env steps/s against runners
+(``scaling.png``).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import ray
@@ -73,6 +81,59 @@ def bench(config: RLlibConfig, rounds: int, learn: bool) -> dict[str, Any]:
         algorithm.stop()
 
 
+@contextmanager
+def ray_with(runners: int, cluster: bool) -> Iterator[None]:
+    """Ray for ``runners`` env runners: local with one CPU each, or a simulated cluster of
+    one 1-CPU node each (and a head without CPUs)."""
+    if not cluster:
+        ray.init(num_cpus=runners, include_dashboard=False, log_to_driver=False)
+        try:
+            yield
+        finally:
+            ray.shutdown()
+        return
+    from ray.cluster_utils import Cluster
+
+    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    try:
+        for _ in range(runners):
+            nodes.add_node(num_cpus=1)
+        ray.init(address=nodes.address, include_dashboard=False, log_to_driver=False)
+        try:
+            yield
+        finally:
+            ray.shutdown()
+    finally:
+        nodes.shutdown()
+
+
+def write_report(rows: list[dict[str, Any]], out: Path, cluster: bool) -> None:
+    """``scaling.csv`` and ``scaling.png`` (env steps/s against env runners) in ``out``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "scaling.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    runners = [row["env_runners"] for row in rows]
+    speeds = [row["env_steps_per_s"] for row in rows]
+    figure, axes = plt.subplots(figsize=(6, 4))
+    axes.plot(runners, speeds, "o-", label="measured")
+    axes.plot(runners, [speeds[0] * r / runners[0] for r in runners], ":", label="linear")
+    axes.set_xlabel("env runners" + (" (simulated nodes, 1 CPU each)" if cluster else ""))
+    axes.set_ylabel("env steps/s (sampling)")
+    axes.set_xticks(runners)
+    axes.grid(alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(out / "scaling.png", dpi=100)
+    plt.close(figure)
+
+
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser = argparse.ArgumentParser(
         prog="python -m training.rllib_bench", description=__doc__.split("\n\n")[0]
@@ -84,6 +145,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--rounds", type=int, default=3, help="timed sampling rounds")
     parser.add_argument("--learn", action="store_true", help="also time one train() iteration")
     parser.add_argument("--env-runner", choices=["batched", "multi_agent"], default="batched")
+    parser.add_argument("--cluster", action="store_true", help="one simulated node per runner")
+    parser.add_argument("--out", type=Path, default=None, help="folder for scaling.csv/.png")
     parser.add_argument("overrides", nargs="*", help="config overrides, e.g. max_turns=100")
     args = parser.parse_args(argv)
     if args.rounds < 1 or min(args.runners) < 1:
@@ -103,16 +166,15 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             configs.append(load_config(args.config, more, kind=RLlibConfig))
     except ConfigError as err:
         parser.error(str(err))
-    ray.init(num_cpus=max(args.runners), include_dashboard=False, log_to_driver=False)
     rows: list[dict[str, Any]] = []
-    try:
-        for config in configs:
+    for config in configs:
+        with ray_with(config.num_env_runners, args.cluster):
             rows.append(bench(config, args.rounds, args.learn))
-            base = rows[0]["env_steps_per_s"]
-            rows[-1]["speedup"] = round(rows[-1]["env_steps_per_s"] / base, 2)
-            print(json.dumps(rows[-1]), flush=True)
-    finally:
-        ray.shutdown()
+        base = rows[0]["env_steps_per_s"]
+        rows[-1]["speedup"] = round(rows[-1]["env_steps_per_s"] / base, 2)
+        print(json.dumps(rows[-1]), flush=True)
+    if args.out is not None:
+        write_report(rows, args.out, args.cluster)
     return rows
 
 
