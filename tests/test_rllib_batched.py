@@ -266,3 +266,10 @@ def test_the_bench_samples_batched_runners_on_a_simulated_cluster_and_plots(tmp_
     assert rows[0]["speedup"] == 1.0 and rows[1]["env_steps_per_s"] > 0
     assert (tmp_path / "scaling.csv").read_text().count("\n") == 3
     assert (tmp_path / "scaling.png").stat().st_size > 1000
+
+
+def test_the_study_run_config_is_the_shipped_one():
+    root = Path(__file__).resolve().parents[1]
+    ran = load_config(root / "results/rllib_2p/config.yaml", [], kind=RLlibConfig)
+    shipped = load_config(root / "configs/splut/rllib_2p.yaml", [], kind=RLlibConfig)
+    assert ran == shipped

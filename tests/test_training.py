@@ -49,6 +49,7 @@ def tiny_checkpoint(tmp_path_factory, tiny_policy) -> Path:
 OTHER_TRAINERS = {
     "configs/splut/exit_2p.yaml",
     "configs/splut/rllib_2p.yaml",
+    "results/rllib_2p/config.yaml",
     "results/exit_2p_trial/config.yaml",
     "results/shield_ft_2p_trial/config.yaml",
     "results/shield_2p_trial/config.yaml",

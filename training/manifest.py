@@ -112,3 +112,13 @@ def verify(folder: Path, trust: bool = False, risk: str = UNPICKLE_RISK) -> dict
                 "--trust-checkpoint only if you trust where it came from"
             )
     return manifest
+
+
+def check_layout(signed: dict, layout: int, where: str, game: str) -> None:
+    """Raise ``ValueError`` naming ``where`` if the signed manifest ``signed`` records an
+    observation/action layout other than ``layout`` (this version's for ``game``)."""
+    if signed.get("layout_version") != layout:
+        raise ValueError(
+            f"{where} was trained on observation/action layout "
+            f"{signed.get('layout_version')!r}; this splut-env uses {layout} for {game}"
+        )

@@ -65,7 +65,7 @@ import yaml
 from gymnasium import spaces
 from ray.rllib.algorithms.ppo import PPOConfig as RLlibPPOConfig
 from ray.rllib.callbacks.callbacks import RLlibCallback
-from ray.rllib.core import DEFAULT_MODULE_ID
+from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE, DEFAULT_MODULE_ID
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -696,7 +696,14 @@ def load_learner_weights(algorithm: Any, config: RLlibConfig, weights: dict[str,
     """Load policy ``weights`` into the learner's module and send them to every env runner."""
     module_id = learner_module_id(config)
     on_learner(algorithm, lambda learner: learner.module[module_id].policy.load_state_dict(weights))
-    algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group)
+    # Not EnvRunnerGroup.sync_weights: it sends without waiting and drops the request for a
+    # runner that still has one of the algorithm's own syncs in flight.
+    component = f"{COMPONENT_LEARNER}/{COMPONENT_RL_MODULE}"
+    state = algorithm.learner_group.get_state(components=component, inference_only=True)
+    module_state = ray.put({COMPONENT_RL_MODULE: state[COMPONENT_LEARNER][COMPONENT_RL_MODULE]})
+    algorithm.env_runner_group.foreach_env_runner(
+        lambda runner: runner.set_state(ray.get(module_state)), local_env_runner=False
+    )
 
 
 def league_callback(algorithm: Any) -> LeagueCallback:

@@ -97,12 +97,8 @@ def verified_checkpoint(path: Path, trust: bool = False) -> Path:
             f"{signed.get('trainer')!r}); resume it with the trainer that wrote it"
         )
     game = str(signed.get("game"))
-    layout = training_kit(game).layout_version
-    if signed.get("layout_version") != layout:
-        raise ValueError(
-            f"checkpoint {str(checkpoint)!r} was trained on observation/action layout "
-            f"{signed.get('layout_version')!r}; this splut-env uses {layout} for {game}"
-        )
+    where = f"checkpoint {str(checkpoint)!r}"
+    manifest.check_layout(signed, training_kit(game).layout_version, where, game)
     return checkpoint
 
 

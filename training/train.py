@@ -367,12 +367,7 @@ def verified_checkpoint(path: Path, trust: bool, game: str | None = None) -> Pat
         raise ValueError(f"{checkpoint}: manifest.json does not list {unlisted}")
     if game is None:
         game = load_config(checkpoint.parent.parent / "config.yaml", []).game
-    layout = training_kit(game).layout_version
-    if signed.get("layout_version") != layout:
-        raise ValueError(
-            f"{checkpoint} was trained on observation/action layout "
-            f"{signed.get('layout_version')!r}; this splut-env uses {layout} for {game}"
-        )
+    manifest.check_layout(signed, training_kit(game).layout_version, str(checkpoint), game)
     return checkpoint
 
 
