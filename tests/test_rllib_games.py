@@ -150,3 +150,38 @@ def test_one_iteration_of_talat_exports_a_talat_player(tmp_path, monkeypatch):
     game = get_game("talat")
     record = game.play_game([agent, game.make_agent("random")], seed=0)
     assert record.winner is not None or record.ranks
+
+
+@pytest.mark.parametrize(
+    "game, network",
+    [("talat", {**SMALL, "policy_head": "steps"}), ("splendor", {"blocks": 1, "features_dim": 32})],
+)
+def test_one_batched_iteration_of_a_core_game_exports_its_player(
+    tmp_path, monkeypatch, game, network
+):
+    monkeypatch.setenv("SPLUT_ENV_KEY_FILE", str(tmp_path / "run.key"))
+    config = parse_config(
+        {
+            "game": game,
+            "num_players": 2,
+            "env_runner": "batched",
+            "num_envs_per_env_runner": 8,
+            "iterations": 1,
+            "num_env_runners": 1,
+            "ppo": {"n_steps": 400, "batch_size": 200, "n_epochs": 1},
+            "network": network,
+            "league": {"p_latest": 0.8, "p_past": 0.0, "p_bots": 0.2, "bots": ["greedy"]},
+            "eval_games": 0,
+        },
+        RLlibConfig,
+    )
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        facts = train(config, tmp_path, progress=False)
+    finally:
+        ray.shutdown()
+    assert facts["env_steps"] >= 400
+    rules = get_game(game)
+    agent = rules.make_agent(facts["player"])
+    record = rules.play_game([agent, rules.make_agent("random")], seed=0)
+    assert record.winner is not None or record.ranks
