@@ -124,27 +124,32 @@ def test_configs_of_other_games_are_checked():
         parse_config({"game": "splendor"}, ExItConfig)
 
 
-def test_one_iteration_of_talat_exports_a_talat_player(tmp_path, monkeypatch):
+def _one_iteration(tmp_path, monkeypatch, **settings) -> dict:
+    """One RLlib iteration (1 env runner, 400 env steps) of a small config with
+    ``settings``; its facts."""
     monkeypatch.setenv("SPLUT_ENV_KEY_FILE", str(tmp_path / "run.key"))  # its checkpoint's key
     config = parse_config(
         {
-            "game": "talat",
             "num_players": 2,
-            "max_turns": 1000,
             "iterations": 1,
             "num_env_runners": 1,
             "ppo": {"n_steps": 400, "batch_size": 200, "n_epochs": 1},
-            "network": {**SMALL, "policy_head": "steps"},
             "league": {"p_latest": 0.8, "p_past": 0.0, "p_bots": 0.2, "bots": ["greedy"]},
             "eval_games": 0,
+            **settings,
         },
         RLlibConfig,
     )
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        facts = train(config, tmp_path, progress=False)
+        return train(config, tmp_path, progress=False)
     finally:
         ray.shutdown()
+
+
+def test_one_iteration_of_talat_exports_a_talat_player(tmp_path, monkeypatch):
+    network = {**SMALL, "policy_head": "steps"}
+    facts = _one_iteration(tmp_path, monkeypatch, game="talat", max_turns=1000, network=network)
     assert facts["env_steps"] >= 400 and facts["illegal_actions"] == 0
     agent = talat_env.load_agent(facts["player"], num_players=2)
     game = get_game("talat")
@@ -159,27 +164,14 @@ def test_one_iteration_of_talat_exports_a_talat_player(tmp_path, monkeypatch):
 def test_one_batched_iteration_of_a_core_game_exports_its_player(
     tmp_path, monkeypatch, game, network
 ):
-    monkeypatch.setenv("SPLUT_ENV_KEY_FILE", str(tmp_path / "run.key"))
-    config = parse_config(
-        {
-            "game": game,
-            "num_players": 2,
-            "env_runner": "batched",
-            "num_envs_per_env_runner": 8,
-            "iterations": 1,
-            "num_env_runners": 1,
-            "ppo": {"n_steps": 400, "batch_size": 200, "n_epochs": 1},
-            "network": network,
-            "league": {"p_latest": 0.8, "p_past": 0.0, "p_bots": 0.2, "bots": ["greedy"]},
-            "eval_games": 0,
-        },
-        RLlibConfig,
+    facts = _one_iteration(
+        tmp_path,
+        monkeypatch,
+        game=game,
+        network=network,
+        env_runner="batched",
+        num_envs_per_env_runner=8,
     )
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        facts = train(config, tmp_path, progress=False)
-    finally:
-        ray.shutdown()
     assert facts["env_steps"] >= 400
     rules = get_game(game)
     agent = rules.make_agent(facts["player"])

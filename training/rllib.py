@@ -122,6 +122,7 @@ from training.rllib_vector import (
     PoolCallback,
     batched_env_config,
     learner_weights,
+    on_learner,
     pool_callback,
 )
 
@@ -640,15 +641,6 @@ def algorithm_config(config: RLlibConfig) -> RLlibPPOConfig:
     )
 
 
-def on_learner(algorithm: Any, fn: Callable[[Any], Any]) -> Any:
-    """``fn(learner)`` on the algorithm's (one) learner; its error raised here."""
-    first = next(iter(algorithm.learner_group.foreach_learner(fn)))
-    value = first.get()
-    if not first.ok:
-        raise value
-    return value
-
-
 def export_player(algorithm: Any, path: Path, config: RLlibConfig, **facts: Any) -> Path:
     """Write the learner's trained module as the game's player file (safetensors in a zip,
     nothing pickled)."""
@@ -1001,8 +993,9 @@ def main(argv: list[str] | None = None) -> Path:
         "",
         f"- player: `{facts['player']}` (load with `{package}.load_agent(path)`)",
         f"- players: {config.num_players}; max turns: {config.max_turns}; seed: {config.seed}",
-        f"- env steps sampled: {facts['env_steps']:,}, the last "
-        f"{facts['sampled_env_steps']:,} in {facts['seconds']} s "
+        f"- env steps sampled: {facts['env_steps']:,}"
+        + (f", the last {facts['sampled_env_steps']:,}" if facts["resumed_from"] else "")
+        + f" in {facts['seconds']} s "
         f"({facts['env_steps_per_s']:,} steps/s; sampling alone "
         f"{facts['sampling_steps_per_s']:,} steps/s), {config.num_env_runners} env runners on "
         f"{len(facts['nodes'])} node(s); snapshots in the league at the end: "

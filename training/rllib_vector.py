@@ -22,6 +22,7 @@ one-machine trainer builds it, and asks the module for one batch of actions per 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from types import SimpleNamespace
 from typing import Any
@@ -231,6 +232,15 @@ class BatchedSelfPlayEnv(NextStepVectorEnv):
 # --- the league ---------------------------------------------------------------------------
 
 
+def on_learner(algorithm: Any, fn: Callable[[Any], Any]) -> Any:
+    """``fn(learner)`` on the algorithm's (one) learner; its error raised here."""
+    first = next(iter(algorithm.learner_group.foreach_learner(fn)))
+    value = first.get()
+    if not first.ok:
+        raise value
+    return value
+
+
 def learner_weights(algorithm: Any, module_id: str = DEFAULT_MODULE_ID) -> dict[str, Any]:
     """A CPU copy of the learner's policy weights (the module ``module_id``)."""
 
@@ -238,11 +248,7 @@ def learner_weights(algorithm: Any, module_id: str = DEFAULT_MODULE_ID) -> dict[
         policy = learner.module[module_id].policy
         return {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
 
-    first = next(iter(algorithm.learner_group.foreach_learner(weights)))
-    state = first.get()
-    if not first.ok:
-        raise state
-    return state
+    return on_learner(algorithm, weights)
 
 
 class PoolCallback(RLlibCallback):

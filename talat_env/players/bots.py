@@ -290,6 +290,11 @@ def positional(state: State, weights: Weights = HAND) -> list[float]:
     control = CONTROLLER[n]
     advance, mobility = weights.advance, weights.mobility
     latent = (0.0, weights.latent_1, weights.latent_2, weights.latent_3, weights.latent_4)
+    # (undefended, defended) threat weights of a seat not to move, to move
+    threats = (
+        (weights.threat_waiting, weights.threat_waiting_defended),
+        (weights.threat_to_move, weights.threat_to_move_defended),
+    )
     setting_up = state.phase == 0
     for board in range(3):
         if state.frozen[board]:
@@ -314,8 +319,8 @@ def positional(state: State, weights: Weights = HAND) -> list[float]:
                         free_down += not cells[target]
         totals[seat_up] += advance * advanced_up + mobility * free_up
         totals[seat_down] += advance * advanced_down + mobility * free_down
-        up_threat = _threat_weights(weights, seat_up == to_move)
-        down_threat = _threat_weights(weights, seat_down == to_move)
+        up_threat = threats[seat_up == to_move]
+        down_threat = threats[seat_down == to_move]
         up_total = down_total = 0.0
         for square_u, kind_u, cell_u in ups:
             geometry, relation = GEOMETRY[square_u], RELATION[kind_u]
@@ -338,13 +343,6 @@ def positional(state: State, weights: Weights = HAND) -> list[float]:
         if setting_up:
             _unplaced_pairs(state, board, ups, downs, totals, seat_up, seat_down, weights.unplaced)
     return totals
-
-
-def _threat_weights(weights: Weights, to_move: bool) -> tuple[float, float]:
-    """The weights of an undefended and a defended threat by a seat to move or not."""
-    if to_move:
-        return weights.threat_to_move, weights.threat_to_move_defended
-    return weights.threat_waiting, weights.threat_waiting_defended
 
 
 def _unplaced_pairs(
