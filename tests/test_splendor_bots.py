@@ -146,7 +146,7 @@ def test_the_evaluation_favours_points_and_sums_to_one():
 def test_the_registry_names_every_bot_and_reads_budgets():
     assert agent_names() == [
         "best:2p", "best:3p", "best:4p",
-        "greedy", "random", "search:easy", "search:hard", "search:medium",
+        "greedy", "random", "search:easy", "search:fitted", "search:hard", "search:medium",
     ]  # fmt: skip
     assert isinstance(make_agent("greedy"), GreedyAgent)
     agent = make_agent("search:hard=40", seed=1)

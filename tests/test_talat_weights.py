@@ -10,7 +10,8 @@ import pytest
 from talat_env import rules
 from talat_env.players import make_agent
 from talat_env.players.bots import FEATURES, HAND, Weights, evaluate, feature_counts, positional
-from training.talat_weights import Positions, fit, log_loss, play_positions, split
+from training.talat_weights import fit, play_positions
+from training.weight_fit import Positions, log_loss, split
 
 
 def _positions(seed: int, games: int) -> list[rules.State]:

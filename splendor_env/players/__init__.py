@@ -49,6 +49,7 @@ PLAYERS = AgentRegistry(
         "search:easy": "splendor_env.players.search:easy",
         "search:medium": "splendor_env.players.search:medium",
         "search:hard": "splendor_env.players.search:hard",
+        "search:fitted": "splendor_env.players.search:fitted",
         **{f"best:{n}p": partial(_best, n) for n in BEST_COUNTS},
     },
     files="splendor_env.players.checkpoint:agent_from_spec",
@@ -58,7 +59,7 @@ PLAYERS = AgentRegistry(
 
 def make_agent(spec: str | Agent, seed: int | None = None) -> Agent:
     """An agent from a registered name (``"random"``, ``"greedy"``,
-    ``"search:easy|medium|hard"``, ``"best:2p|3p|4p"`` or one given to
+    ``"search:easy|medium|hard|fitted"``, ``"best:2p|3p|4p"`` or one given to
     :func:`register_agent`), ``"search:<level>=N"`` (N iterations per decision), a player
     file (``*.zip``), or ``spec`` itself."""
     return PLAYERS.make(spec, seed=seed)

@@ -1,5 +1,8 @@
 """Splendor's baseline bots ``random`` and ``greedy``, and the position evaluation the search
-players share (:func:`heuristic`, :func:`win_chances`).
+players share (:func:`heuristic`, :func:`win_chances`): a seat's points plus weighted counts
+of its bonuses, tokens, gold and progress towards the nobles, hand-set (:data:`HAND`) or
+fitted to game outcomes (:data:`FITTED`, :func:`evaluation`), which ``search:fitted`` and
+the training's reward shaping use.
 
 Every bot here reads only what the seat to move may see (SPLENDOR_RULES.md §9): the market,
 the supply, the nobles, every player's tokens, bonuses and points, and its own hand; never a
@@ -31,6 +34,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
@@ -285,10 +289,71 @@ def heuristic(state: State, seat: int) -> float:
     return value
 
 
-def win_chances(state: State) -> list[float]:
+class Weights(NamedTuple):
+    """The weights of a position evaluation, in points, one per :data:`FEATURES` entry, and
+    its temperature (points of margin that make one player e times likelier to win)."""
+
+    bonus: float
+    tokens: float
+    gold: float
+    nobles: float
+    bonus_late: float
+    reserved: float
+    temperature: float
+
+
+#: What :func:`feature_counts` counts for a seat: its bonuses, coloured tokens and gold, its
+#: progress towards the table's nobles (as in :func:`heuristic`), its bonuses times the
+#: leader's share of the 15 points (so that a bonus may be worth less as the end nears), and
+#: its reserved cards.
+FEATURES = ("bonus", "tokens", "gold", "nobles", "bonus_late", "reserved")
+#: :func:`heuristic`'s weights (the two features it does not use weigh 0).
+HAND = Weights(BONUS_WEIGHT, TOKEN_WEIGHT, GOLD_WEIGHT, NOBLE_PROGRESS, 0.0, 0.0, TEMPERATURE)
+#: The weights fitted to the outcomes of 4,000 games a player count by
+#: :mod:`training.splendor_weights` (``results/splendor_weights``), which ``search:fitted``
+#: plays with.
+FITTED = {
+    2: Weights(2.639, 0.429, 0.627, 4.728, -2.651, 0.094, 3.526),
+    3: Weights(2.846, 0.486, 0.66, 4.681, -2.767, -0.006, 3.353),
+    4: Weights(3.027, 0.506, 0.677, 2.486, -3.088, -0.016, 2.906),
+}
+
+
+def feature_counts(state: State, seat: int) -> tuple[float, ...]:
+    """The counts of :data:`FEATURES` for ``seat`` (see there)."""
+    bonus = state.bonus[seat]
+    tokens = state.tokens[seat]
+    nobles = 0.0
+    for noble in state.nobles:
+        met = need = 0
+        for c, v in NOBLE_NEED_PAIRS[noble]:
+            need += v
+            met += min(v, bonus[c])
+        nobles += (met / need) ** 2 * (NOBLE_POINTS / 3)
+    bonuses = sum(bonus)
+    late = min(max(state.points), WIN_POINTS) / WIN_POINTS
+    return (
+        float(bonuses),
+        float(sum(tokens) - tokens[GOLD]),
+        float(tokens[GOLD]),
+        nobles,
+        bonuses * late,
+        float(len(state.hands[seat])),
+    )
+
+
+def evaluation(state: State, seat: int, weights: Weights) -> float:
+    """How well ``seat`` stands, in points: its points plus ``weights`` times
+    :func:`feature_counts` (with :data:`HAND`, :func:`heuristic` up to rounding)."""
+    counts = feature_counts(state, seat)
+    return state.points[seat] + sum(w * c for w, c in zip(weights, counts, strict=False))
+
+
+def win_chances(state: State, weights: Weights | None = None) -> list[float]:
     """Each seat's chance to win, as the search players estimate it: from the rules'
     winners once the game is over (a shared win split, none: equal shares), else a softmax
-    of :func:`heuristic` over :data:`TEMPERATURE`."""
+    of :func:`heuristic` over :data:`TEMPERATURE`, or with ``weights`` of
+    :func:`evaluation` over their temperature."""
     n = state.num_players
     if state.to_move < 0:
         winners = state.winners()
@@ -296,7 +361,10 @@ def win_chances(state: State) -> list[float]:
             return [1.0 / n] * n
         share = 1.0 / len(winners)
         return [share if s in winners else 0.0 for s in range(n)]
-    values = [heuristic(state, s) / TEMPERATURE for s in range(n)]
+    if weights is None:
+        values = [heuristic(state, s) / TEMPERATURE for s in range(n)]
+    else:
+        values = [evaluation(state, s, weights) / weights.temperature for s in range(n)]
     top = max(values)
     exps = [math.exp(v - top) for v in values]
     total = sum(exps)

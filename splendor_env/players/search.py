@@ -30,8 +30,11 @@ level       iterations  determinisations  rollout  note
 ``hard``    1500        24                12
 ==========  ==========  ================  =======  ===========================
 
-``search:<level>=N`` sets the iterations to N. Everything is seeded: a player is
-deterministic given its seed.
+``search:<level>=N`` sets the iterations to N. ``search:fitted`` is ``search:hard`` with
+the evaluation's weights fitted to game outcomes, one set per player count
+(:data:`~splendor_env.players.bots.FITTED`, :mod:`training.splendor_weights`) instead of
+:func:`~splendor_env.players.bots.heuristic`'s hand-set ones. Everything is seeded: a player
+is deterministic given its seed.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from splendor_env.players.bots import greedy_move, win_chances
+from splendor_env.players.bots import FITTED, Weights, greedy_move, win_chances
 from splendor_env.rules import State, determinise, view
 from tabletop.agents import Agent
 
@@ -87,7 +90,12 @@ class SearchAgent(Agent):
     needs_observation = False
 
     def __init__(
-        self, level: str = "medium", seed: int | None = None, budget: int | None = None
+        self,
+        level: str = "medium",
+        seed: int | None = None,
+        budget: int | None = None,
+        weights: Mapping[int, Weights] | None = None,
+        name: str | None = None,
     ) -> None:
         if level not in LEVELS:
             raise ValueError(f"unknown search level {level!r}: expected one of {list(LEVELS)}")
@@ -96,7 +104,11 @@ class SearchAgent(Agent):
         self.iterations = iterations if budget is None else budget
         if type(self.iterations) is not int or self.iterations < 1:
             raise ValueError(f"a search budget must be at least 1 iteration, got {budget!r}")
-        self.name = f"search:{level}" if budget is None else f"search:{level}={budget}"
+        #: The evaluation's weights per player count (None, or a count missing: the
+        #: hand-set :func:`~splendor_env.players.bots.heuristic`).
+        self.weights = dict(weights or {})
+        base = name or f"search:{level}"
+        self.name = base if budget is None else f"{base}={budget}"
         self._rng = random.Random(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -115,15 +127,18 @@ class SearchAgent(Agent):
         seen = view(state, state.to_move)
         worlds = [determinise(seen, rng) for _ in range(self.determinisations)]
         root = _Node(-1)
+        weights = self.weights.get(state.num_players)
         for i in range(self.iterations):
-            self._iterate(root, worlds[i % len(worlds)].copy(), rng)
+            self._iterate(root, worlds[i % len(worlds)].copy(), rng, weights)
         best = max(
             root.children.items(),
             key=lambda item: (item[1].visits, item[1].total / max(item[1].visits, 1), -item[0]),
         )
         return best[0]
 
-    def _iterate(self, root: _Node, state: State, rng: random.Random) -> None:
+    def _iterate(
+        self, root: _Node, state: State, rng: random.Random, weights: Weights | None
+    ) -> None:
         node = root
         path = []
         while state.to_move >= 0:
@@ -161,7 +176,7 @@ class SearchAgent(Agent):
                 state.apply(legal[rng.randrange(len(legal))])
             else:
                 state.apply(greedy_move(state))
-        chances = win_chances(state)
+        chances = win_chances(state, weights)
         for node in path:
             node.visits += 1
             node.total += chances[node.seat]
@@ -180,3 +195,9 @@ def medium(seed: int | None = None, budget: int | None = None) -> SearchAgent:
 def hard(seed: int | None = None, budget: int | None = None) -> SearchAgent:
     """``search:hard`` (``search:hard=N``: N iterations per decision)."""
     return SearchAgent("hard", seed=seed, budget=budget)
+
+
+def fitted(seed: int | None = None, budget: int | None = None) -> SearchAgent:
+    """``search:fitted``: ``search:hard``'s search with the evaluation weights fitted to game
+    outcomes (:data:`~splendor_env.players.bots.FITTED`, one set per player count)."""
+    return SearchAgent("hard", seed=seed, budget=budget, weights=FITTED, name="search:fitted")
