@@ -95,3 +95,12 @@ def test_the_fitted_search_player_plays_with_the_weights_of_its_table_size():
             assert move in state.legal_move_ids()
             state.apply(move)
     assert make_agent("search:hard=60").weights == {}
+
+
+def test_the_command_refuses_too_few_games(tmp_path, capsys):
+    from training.splendor_weights import main
+
+    with pytest.raises(SystemExit):
+        main(["--games", "3", "--out", str(tmp_path)])
+    assert "--games must be at least 10, got 3" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

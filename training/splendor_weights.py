@@ -20,11 +20,9 @@ Writes ``weights.json`` (the fits, the data's sizes and the held-out losses) and
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -124,18 +122,16 @@ def _coefficients(weights: Weights) -> np.ndarray:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Play, fit and report (see the module doc)."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=1500, help="games per player count")
+    parser = weight_fit.command_line(__doc__, 1500, "games per player count (default 1500)")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
-    parser.add_argument("--seed", type=int, default=1000, help="seed of the first game")
-    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
-    parser.add_argument("--out", type=Path, required=True, help="folder for the report")
-    args = parser.parse_args(argv)
-    if args.games < 2 * HOLD_OUT:
-        parser.error(f"--games must be at least {2 * HOLD_OUT}, got {args.games}")
-    reports = [
-        report(play_games(PLAY[n], args.games, args.seed, args.workers), n) for n in args.players
-    ]
+    args = weight_fit.parse(parser, argv)
+    try:
+        reports = [
+            report(play_games(PLAY[n], args.games, args.seed, args.workers), n)
+            for n in args.players
+        ]
+    except ValueError as err:
+        parser.error(str(err))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "weights.json").write_text(
         json.dumps({"seed": args.seed, "explore": EXPLORE, "fits": reports}, indent=2) + "\n"

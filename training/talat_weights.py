@@ -22,10 +22,8 @@ Writes ``weights.json`` (the fit, the data's size and the held-out losses) and
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -84,17 +82,14 @@ def fit(data: Positions, l2: float = 1e-4, leader: float = HAND.leader) -> weigh
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Play, fit and report (see the module doc)."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=1600, help="games to play (default 1600)")
-    parser.add_argument("--seed", type=int, default=1000, help="seed of the first game")
-    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
-    parser.add_argument("--out", type=Path, required=True, help="folder for the report")
-    args = parser.parse_args(argv)
-    if args.games < 2 * HOLD_OUT:
-        parser.error(f"--games must be at least {2 * HOLD_OUT}, got {args.games}")
+    parser = weight_fit.command_line(__doc__, 1600, "games to play (default 1600)")
+    args = weight_fit.parse(parser, argv)
     data = play_games(play_positions, args.games, args.seed, args.workers)
     train, held_out = split(data)
-    result = fit(train)
+    try:
+        result = fit(train)
+    except ValueError as err:
+        parser.error(str(err))
     hand_loss, hand_scale = best_scaled_loss(held_out, HAND[: len(FEATURES)], result.greedy)
     fit_loss, fit_scale = best_scaled_loss(held_out, result.weights[: len(FEATURES)], result.greedy)
     report = {

@@ -16,9 +16,11 @@ weights say what a position is worth and not who tends to reach it. Every
 
 from __future__ import annotations
 
+import argparse
 import multiprocessing as mp
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -158,3 +160,22 @@ def weights_table(
         "|---|---|---|",
         *(f"| `{name}` | {hand[k]:.3f} | {fitted[k]:.3f} |" for k, name in enumerate(features)),
     ]
+
+
+def command_line(doc: str, games: int, games_help: str) -> argparse.ArgumentParser:
+    """The fitting tools' common options: ``--games`` (default ``games``), ``--seed``,
+    ``--workers`` and ``--out``; ``doc``'s first paragraph describes the tool."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=games, help=games_help)
+    parser.add_argument("--seed", type=int, default=1000, help="seed of the first game")
+    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--out", type=Path, required=True, help="folder for the report")
+    return parser
+
+
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """``parser``'s arguments, refusing too few games to hold some out."""
+    args = parser.parse_args(argv)
+    if args.games < 2 * HOLD_OUT:
+        parser.error(f"--games must be at least {2 * HOLD_OUT}, got {args.games}")
+    return args
