@@ -19,7 +19,7 @@ import splut_env
 import talat_env
 from splendor_env import rules
 from splendor_env.encoding import NUM_ACTIONS, OBS_SHAPE, observation
-from splendor_env.players import BEST, PLAYERS, STRONGEST_BOT, best_spec
+from splendor_env.players import BEST, PLAYERS, YARDSTICK, best_spec
 from splendor_env.players.checkpoint import LAYOUT, load_agent, load_checkpoint, network_save
 from splut_env.players.checkpoint import CheckpointError
 from tabletop.games import get_game
@@ -251,13 +251,13 @@ def test_a_splendor_file_plays_legal_games_at_its_table_size(tmp_path):
 
 def test_best_plays_the_table_of_best_players(tmp_path, monkeypatch):
     for n in (2, 3, 4):
-        assert best_spec(n) == BEST[n] == STRONGEST_BOT == "search:hard"
-        assert PLAYERS.make(f"best:{n}p").name == "search:hard"
+        assert best_spec(n) == BEST[n] == "search:fitted" != YARDSTICK
+        assert PLAYERS.make(f"best:{n}p").name == "search:fitted"
     monkeypatch.chdir(tmp_path)
     shipped = tmp_path / "checkpoints" / "splendor_3p.zip"
     network_save(_mlp_policy(), shipped, MLP, 3)
     monkeypatch.setitem(BEST, 3, "checkpoints/splendor_3p.zip")
-    assert best_spec(3) == "checkpoints/splendor_3p.zip" and best_spec(2) == "search:hard"
+    assert best_spec(3) == "checkpoints/splendor_3p.zip" and best_spec(2) == "search:fitted"
     agent = splendor_env.make_agent("best:3p")
     assert agent.num_players == 3 and agent.name == "splendor_3p.zip"
     monkeypatch.setitem(BEST, 4, "checkpoints/splendor_4p.zip")

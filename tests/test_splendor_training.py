@@ -42,7 +42,8 @@ def test_every_splendor_config_loads_and_keeps_the_top_search_out_of_training():
     for path in paths:
         config = load_config(path)
         assert config.game == "splendor"
-        assert "search:hard" not in config.pool.bots and config.pretrain.teacher != "search:hard"
+        searches = {"search:hard", "search:fitted"}
+        assert not searches & set(config.pool.bots) and config.pretrain.teacher not in searches
         assert config.reward.shaping > 0  # the descriptor's potential: the prestige margin
     players = [load_config(CONFIGS / f"selfplay_{n}p.yaml").num_players for n in (2, 3, 4)]
     assert players == [2, 3, 4]

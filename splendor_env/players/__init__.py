@@ -8,8 +8,8 @@ plans only on what its seat may see (SPLENDOR_RULES.md §9), and a network sees 
 seat's observation.
 
 ``best:2p``, ``best:3p`` and ``best:4p`` play the strongest player shipped for that table
-size (:data:`BEST`): today the bot ``search:hard`` at every size (no Splendor network is
-shipped yet).
+size (:data:`BEST`): today ``search:fitted`` at every size (no Splendor network is shipped
+yet), measured against :data:`YARDSTICK`.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from pathlib import Path
 
 from tabletop.agents import Agent, AgentRegistry, Factory, shipped_spec
 
-#: The strongest bot, the top of the ladder.
-STRONGEST_BOT = "search:hard"
+#: The search player that every training pool and every fit leaves out, against which the
+#: strongest players are measured.
+YARDSTICK = "search:hard"
 #: The strongest player shipped for each table size: ``make_agent("best:2p")`` plays it. A
 #: spec as ``make_agent`` reads it; checkpoint paths (``*.zip``) are relative to the working
 #: folder or, failing that, to the repository the package was installed from.
-BEST = {2: STRONGEST_BOT, 3: STRONGEST_BOT, 4: STRONGEST_BOT}
+BEST = {2: "search:fitted", 3: "search:fitted", 4: "search:fitted"}
 #: The table sizes that have a ``best:Np``.
 BEST_COUNTS = tuple(BEST)
 
