@@ -50,3 +50,16 @@ def greedy_turns(games: int = 5) -> tuple[tuple[State, State], ...]:
         starts = [0] + [k for k in range(1, len(states)) if states[k].turn != states[k - 1].turn]
         turns += [(states[a], states[b]) for a, b in pairwise(starts) if not states[b].is_over()]
     return tuple(turns)
+
+
+def small_league(snapshot_every: int) -> dict:
+    """The league of the short RLlib runs in the tests: the latest snapshot, past ones and
+    ``random``, at most two snapshots, one every ``snapshot_every`` env steps."""
+    return {
+        "p_latest": 0.5,
+        "p_past": 0.2,
+        "p_bots": 0.3,
+        "bots": ["random"],
+        "snapshot_every": snapshot_every,
+        "max_snapshots": 2,
+    }

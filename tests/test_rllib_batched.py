@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import ray
+from conftest import small_league
 from gymnasium.vector import AutoresetMode
 
 from splut_env.envs.match import play_game
@@ -222,14 +223,7 @@ def test_two_batched_iterations_train_and_export_a_player(tmp_path, monkeypatch)
             "shaping": 0.2,
             "ppo": {"n_steps": 400, "batch_size": 200, "n_epochs": 1},
             "network": SMALL,
-            "league": {
-                "p_latest": 0.5,
-                "p_past": 0.2,
-                "p_bots": 0.3,
-                "bots": ["random"],
-                "snapshot_every": 300,
-                "max_snapshots": 2,
-            },
+            "league": small_league(300),
             "eval_games": 0,
         },
         RLlibConfig,

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import ray
 import torch
+from conftest import small_league
 from safetensors.torch import load_file
 
 from splut_env.envs.match import play_game
@@ -48,14 +49,7 @@ def small_config(**extra) -> RLlibConfig:
             "shaping": 0.2,
             "ppo": {"n_steps": 200, "batch_size": 100, "n_epochs": 1},
             "network": SMALL,
-            "league": {
-                "p_latest": 0.5,
-                "p_past": 0.2,
-                "p_bots": 0.3,
-                "bots": ["random"],
-                "snapshot_every": 150,
-                "max_snapshots": 2,
-            },
+            "league": small_league(150),
             "pretrain": PRETRAIN,
             "eval_games": 0,
             **extra,

@@ -16,6 +16,7 @@ import hmac
 import json
 import os
 import secrets
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -122,3 +123,23 @@ def check_layout(signed: dict, layout: int, where: str, game: str) -> None:
             f"{where} was trained on observation/action layout "
             f"{signed.get('layout_version')!r}; this splut-env uses {layout} for {game}"
         )
+
+
+def newest_checkpoint(path: Path, prefix: str, expected: str) -> Path:
+    """The newest ``checkpoints/<prefix><number>`` folder of the run folder ``path`` (the
+    highest number); ``FileNotFoundError`` naming ``path`` and what was ``expected``."""
+    found = [
+        p
+        for p in (path / "checkpoints").glob(f"{prefix}*")
+        if p.is_dir() and p.name[len(prefix) :].isdigit()
+    ]
+    if not found:
+        raise FileNotFoundError(f"no checkpoint in {str(path)!r} ({expected})")
+    return max(found, key=lambda p: int(p.name[len(prefix) :]))
+
+
+def commit(tmp: Path, folder: Path) -> Path:
+    """Move a checkpoint written in ``tmp`` to ``folder``: it appears whole or not at all."""
+    shutil.rmtree(folder, ignore_errors=True)
+    tmp.rename(folder)
+    return folder

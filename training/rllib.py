@@ -100,6 +100,7 @@ from splut_env.rules import State
 from splut_env.rules.board import SEATS_IN_PLAY
 from tabletop.games import get_game
 from tabletop.playerfile import PlayerFileError
+from training import manifest
 from training.config import ConfigError, LeagueConfig, RLlibConfig, load_config, to_dict
 from training.evaluate import evaluate_agent
 from training.kits import training_kit
@@ -109,7 +110,6 @@ from training.reports import results_table
 from training.rllib_resume import (
     PLAYER,
     checkpoint_name,
-    commit,
     load_optimizer,
     read_trainer,
     replace_file,
@@ -753,7 +753,7 @@ def save_checkpoint(
     (tmp / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
     export_player(algorithm, tmp / PLAYER, config, env_steps=env_steps)
     sign(tmp, config.game, iteration, env_steps)
-    commit(tmp, folder)
+    manifest.commit(tmp, folder)
     replace_file(folder / PLAYER, out / "player.zip")
     return folder
 

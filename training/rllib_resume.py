@@ -63,15 +63,11 @@ def latest_checkpoint(path: Path) -> Path:
     path = Path(path)
     if (path / manifest.MANIFEST).is_file() or (path / "trainer.json").is_file():
         return path
-    found = [
-        p for p in (path / "checkpoints").glob("iter_*") if p.is_dir() and p.name[5:].isdigit()
-    ]
-    if not found:
-        raise FileNotFoundError(
-            f"no checkpoint in {str(path)!r} (expected a run folder of training.rllib with "
-            "checkpoints/iter_*/, or one of those folders)"
-        )
-    return max(found, key=lambda p: int(p.name[5:]))
+    return manifest.newest_checkpoint(
+        path,
+        "iter_",
+        "expected a run folder of training.rllib with checkpoints/iter_*/, or one of those folders",
+    )
 
 
 def verified_checkpoint(path: Path, trust: bool = False) -> Path:
@@ -202,10 +198,3 @@ def sign(folder: Path, game: str, iteration: int, env_steps: int) -> None:
         iteration=iteration,
         env_steps=env_steps,
     )
-
-
-def commit(tmp: Path, folder: Path) -> Path:
-    """Move a checkpoint written in ``tmp`` to ``folder`` (whole or not at all)."""
-    shutil.rmtree(folder, ignore_errors=True)
-    tmp.rename(folder)
-    return folder

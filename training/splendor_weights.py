@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
@@ -65,29 +66,11 @@ def play_positions(index: int, seed: int = 0, num_players: int = 2) -> Positions
     )
 
 
-def play_2p(index: int, seed: int) -> Positions:
-    """:func:`play_positions` at 2 players."""
-    return play_positions(index, seed, 2)
-
-
-def play_3p(index: int, seed: int) -> Positions:
-    """:func:`play_positions` at 3 players."""
-    return play_positions(index, seed, 3)
-
-
-def play_4p(index: int, seed: int) -> Positions:
-    """:func:`play_positions` at 4 players."""
-    return play_positions(index, seed, 4)
-
-
-PLAY = {2: play_2p, 3: play_3p, 4: play_4p}
-
-
 def fit(data: Positions, l2: float = 1e-4) -> Weights:
     """The fitted evaluation weights on ``data`` (:func:`training.weight_fit.fit`), the
     temperature one over the points' coefficient."""
     result = weight_fit.fit(data, l2)
-    return Weights(*(float(w) for w in result.weights), temperature=round(1 / result.scale, 3))
+    return Weights(*result.weights, temperature=round(1 / result.scale, 3))
 
 
 def report(data: Positions, num_players: int) -> dict:
@@ -125,9 +108,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = weight_fit.command_line(__doc__, 1500, "games per player count (default 1500)")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
     args = weight_fit.parse(parser, argv)
+    games = (args.games, args.seed, args.workers)
     try:
         reports = [
-            report(play_games(PLAY[n], args.games, args.seed, args.workers), n)
+            report(play_games(partial(play_positions, num_players=n), *games), n)
             for n in args.players
         ]
     except ValueError as err:

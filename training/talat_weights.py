@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -76,8 +77,7 @@ def fit(data: Positions, l2: float = 1e-4, leader: float = HAND.leader) -> weigh
     """:func:`training.weight_fit.fit` on ``data``, its weights as Talat's :class:`Weights`
     (``leader``, which no feature counts, kept)."""
     result = weight_fit.fit(data, l2)
-    result.weights = Weights(*(float(w) for w in result.weights), leader=leader)
-    return result
+    return replace(result, weights=Weights(*result.weights, leader=leader))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

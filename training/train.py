@@ -342,18 +342,14 @@ def save_checkpoint(
     files = (*CHECKPOINT_FILES, CHECKPOINT_PLAYER)
     layout = training_kit(config.game).layout_version
     manifest.write(tmp, files, layout_version=layout, steps=model.num_timesteps)
-    shutil.rmtree(folder, ignore_errors=True)
-    tmp.rename(folder)
+    manifest.commit(tmp, folder)
 
 
 def latest_checkpoint(path: Path) -> Path:
     """``path`` if it is a checkpoint folder, else the newest checkpoint of a run folder."""
     if (path / "trainer.json").is_file():
         return path
-    found = sorted((path / "checkpoints").glob("step_*[0-9]"))
-    if not found:
-        raise FileNotFoundError(f"no checkpoint in {str(path)!r} (expected checkpoints/step_*)")
-    return found[-1]
+    return manifest.newest_checkpoint(path, "step_", "expected checkpoints/step_*")
 
 
 def verified_checkpoint(path: Path, trust: bool, game: str | None = None) -> Path:

@@ -102,7 +102,7 @@ class Fit:
     """A fit: the weights in points (one per feature), the score's coefficient ``scale``
     (one over the temperature) and the greedy term's, and the coefficients they come from."""
 
-    weights: np.ndarray
+    weights: Sequence[float]
     scale: float
     greedy: float
     coefficients: np.ndarray
@@ -128,7 +128,7 @@ def fit(data: Positions, l2: float = 1e-4) -> Fit:
     scale = float(coefficients[0])
     if scale <= 0:
         raise ValueError(f"the fitted score coefficient is {scale:.4g}: more games are needed")
-    weights = np.round(coefficients[1:-1] / scale, 3)
+    weights = [round(float(w), 3) for w in coefficients[1:-1] / scale]
     return Fit(weights, scale, float(coefficients[-1]), coefficients)
 
 
